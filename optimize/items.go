@@ -1,0 +1,202 @@
+package optimize
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+)
+
+// Items is a set of observed items prepared for scoring schedules: settle
+// times sorted once, with prefix sums of weight and weight·time, so that
+// scoring a schedule of G polls costs O(G log n) whatever the number of
+// items n.
+//
+// Right-censored items (still pending at their last observed age) are
+// handled by Efron's redistribute-to-the-right algorithm, which reproduces
+// the Kaplan–Meier estimate (Efron 1967, "The two sample problem with
+// censored data"): the weight of an item censored at age c moves in equal
+// shares to every item observed later. Weight left on censored items at
+// the end (nothing observed after them) is of items that never settle
+// within what was observed: they count as not caught.
+type Items struct {
+	t        []float64 // settle times of settled items, seconds, ascending
+	cumW     []float64 // cumW[i] = Σ weight of t[:i]
+	cumWT    []float64 // cumWT[i] = Σ weight·time of t[:i]
+	pending  float64   // weight of items never observed to settle
+	total    float64   // all weight
+	n        int       // rows given, censored included
+	censored int       // censored rows given
+}
+
+// NewItems prepares settle times (seconds since creation, ≥ 0) for scoring.
+// censored[i] marks item i as still pending at age settle[i]; weight[i]
+// is its weight (a count for binned data). Either slice may be nil (none
+// censored; weight 1 each). It panics if the lengths differ or a value is
+// negative or NaN: callers validate data on reading.
+func NewItems(settle []float64, censored []bool, weight []float64) *Items {
+	n := len(settle)
+	if (censored != nil && len(censored) != n) || (weight != nil && len(weight) != n) {
+		panic("optimize: NewItems: settle, censored and weight lengths differ")
+	}
+	it := &Items{n: n}
+	type row struct {
+		t    float64
+		w    float64
+		cens bool
+	}
+	hasCens := false
+	for _, c := range censored {
+		if c {
+			hasCens = true
+			it.censored++
+		}
+	}
+	if !hasCens && weight == nil {
+		// Fast path: no censoring, unit weights.
+		it.t = slices.Clone(settle)
+		for _, v := range it.t {
+			if !(v >= 0) {
+				panic(fmt.Sprintf("optimize: NewItems: settle time %v is negative or NaN", v))
+			}
+		}
+		slices.Sort(it.t)
+		it.cumW = make([]float64, n+1)
+		it.cumWT = make([]float64, n+1)
+		for i, v := range it.t {
+			it.cumW[i+1] = float64(i + 1)
+			it.cumWT[i+1] = it.cumWT[i] + v
+		}
+		it.total = float64(n)
+		return it
+	}
+	rows := make([]row, n)
+	for i, v := range settle {
+		if !(v >= 0) {
+			panic(fmt.Sprintf("optimize: NewItems: settle time %v is negative or NaN", v))
+		}
+		rows[i] = row{t: v, w: 1}
+		if weight != nil {
+			rows[i].w = weight[i]
+		}
+		if censored != nil {
+			rows[i].cens = censored[i]
+		}
+	}
+	// Events before censorings at equal times, as Kaplan–Meier does.
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].t != rows[j].t {
+			return rows[i].t < rows[j].t
+		}
+		return !rows[i].cens && rows[j].cens
+	})
+	// Redistribute to the right: a censored row's weight is shared equally
+	// (per unit of weight) by all rows after it.
+	suffix := make([]float64, n+1)
+	for i := n - 1; i >= 0; i-- {
+		suffix[i] = suffix[i+1] + rows[i].w
+	}
+	perUnit := 0.0 // extra weight per unit of base weight, accumulated
+	for i := range rows {
+		base := rows[i].w
+		rows[i].w = base * (1 + perUnit)
+		if rows[i].cens && suffix[i+1] > 0 {
+			perUnit += rows[i].w / suffix[i+1]
+			rows[i].w = 0
+		}
+	}
+	it.t = make([]float64, 0, n-it.censored)
+	it.cumW = make([]float64, 1, n-it.censored+1)
+	it.cumWT = make([]float64, 1, n-it.censored+1)
+	for _, r := range rows {
+		it.total += r.w
+		if r.cens {
+			it.pending += r.w
+			continue
+		}
+		it.t = append(it.t, r.t)
+		it.cumW = append(it.cumW, it.cumW[len(it.cumW)-1]+r.w)
+		it.cumWT = append(it.cumWT, it.cumWT[len(it.cumWT)-1]+r.w*r.t)
+	}
+	return it
+}
+
+// Len returns the number of rows given to NewItems, censored included.
+func (it *Items) Len() int { return it.n }
+
+// Censored returns the number of censored rows given to NewItems.
+func (it *Items) Censored() int { return it.censored }
+
+// Settled returns the settle times of the settled items, ascending.
+// The slice is shared: do not modify it.
+func (it *Items) Settled() []float64 { return it.t }
+
+// weightIn returns the weight of items with settle time in [lo, hi)
+// given as indexes into t.
+func (it *Items) weightIn(lo, hi int) float64 { return it.cumW[hi] - it.cumW[lo] }
+
+// firstAbove returns the index of the first settle time > x.
+func (it *Items) firstAbove(x float64) int {
+	return sort.Search(len(it.t), func(i int) bool { return it.t[i] > x })
+}
+
+// firstAtOrAbove returns the index of the first settle time ≥ x.
+func (it *Items) firstAtOrAbove(x float64) int {
+	return sort.Search(len(it.t), func(i int) bool { return it.t[i] >= x })
+}
+
+// lagCount returns the weight of items caught with lag ≤ L by the polls
+// (seconds, ascending).
+func (it *Items) lagCount(polls []float64, L float64) float64 {
+	w := 0.0
+	lo := 0
+	for _, p := range polls {
+		hi := it.firstAbove(p)
+		from := it.firstAtOrAbove(p - L)
+		if from < lo {
+			from = lo
+		}
+		if from < hi {
+			w += it.weightIn(from, hi)
+		}
+		lo = hi
+	}
+	return w
+}
+
+// lagQuantile returns the smallest L with lagCount(L) ≥ q·caught, pooled
+// over several poll sequences (Monte Carlo draws), by bisection to 1µs.
+func (it *Items) lagQuantile(draws [][]float64, caught, q float64) float64 {
+	if caught <= 0 {
+		return math.NaN()
+	}
+	target := q * caught * (1 - 1e-12)
+	count := func(L float64) float64 {
+		s := 0.0
+		for _, d := range draws {
+			s += it.lagCount(d, L)
+		}
+		return s
+	}
+	lo, hi := 0.0, 0.0
+	for _, d := range draws {
+		if len(d) > 1 {
+			for i := 1; i < len(d); i++ {
+				hi = math.Max(hi, d[i]-d[i-1])
+			}
+		}
+		hi = math.Max(hi, d[0])
+	}
+	if count(lo) >= target {
+		return 0
+	}
+	for hi-lo > 1e-6 {
+		mid := (lo + hi) / 2
+		if count(mid) >= target {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}

@@ -1,0 +1,251 @@
+package optimize
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Growth says how the gaps of one phase change from one poll to the next.
+type Growth int
+
+const (
+	// Once is a single gap: one poll, Gap after the previous one.
+	Once Growth = iota
+	// Fixed repeats Gap.
+	Fixed
+	// Linear uses Gap + (k−1)·Step for the k-th gap of the phase.
+	Linear
+	// Exponential uses Gap·Factor^(k−1) for the k-th gap of the phase.
+	Exponential
+	// Polynomial uses Gap·k^Exponent for the k-th gap of the phase.
+	Polynomial
+	// Fibonacci uses Gap·Fib(k) with Fib = 1, 1, 2, 3, 5, … for the k-th gap.
+	Fibonacci
+)
+
+// Phase is one stretch of a schedule. A repeating phase (every Growth but
+// Once) keeps adding gaps while the last poll happened before Until, so its
+// last poll may land after Until; the next phase continues from that poll.
+//
+// Attempts are numbered within a phase: the first gap of the phase is
+// attempt k = 1. Cap, when positive, bounds every gap of the phase and is
+// applied before jitter.
+type Phase struct {
+	Growth   Growth
+	Gap      time.Duration // base gap; > 0
+	Step     time.Duration // Linear: added per attempt
+	Factor   float64       // Exponential: ratio between gaps, ≥ 1
+	Exponent float64       // Polynomial: power of the attempt number, > 0
+	Cap      time.Duration // largest gap; 0 means none
+	Until    time.Duration // repeating phases: keep polling while the last poll < Until
+}
+
+// GapAt returns the k-th gap of the phase (k ≥ 1), capped.
+// Gaps are computed from k directly, never accumulated, and rounded to the
+// millisecond for the growing kinds so that schedules print exactly.
+func (p Phase) GapAt(k int) time.Duration {
+	var g time.Duration
+	switch p.Growth {
+	case Once, Fixed:
+		g = p.Gap
+	case Linear:
+		g = p.Gap + time.Duration(k-1)*p.Step
+	case Exponential:
+		g = roundMillis(float64(p.Gap) * math.Pow(p.Factor, float64(k-1)))
+	case Polynomial:
+		g = roundMillis(float64(p.Gap) * math.Pow(float64(k), p.Exponent))
+	case Fibonacci:
+		g = time.Duration(fib(k)) * p.Gap
+		if fib(k) < 0 { // overflow
+			g = math.MaxInt64
+		}
+	default:
+		panic(fmt.Sprintf("optimize: unknown growth %d", p.Growth))
+	}
+	if p.Cap > 0 && g > p.Cap {
+		g = p.Cap
+	}
+	if g <= 0 { // overflow of the growing kinds without a cap
+		g = math.MaxInt64
+	}
+	return g
+}
+
+func roundMillis(ns float64) time.Duration {
+	if ns >= float64(math.MaxInt64) || math.IsNaN(ns) {
+		return math.MaxInt64
+	}
+	return time.Duration(math.Round(ns/1e6)) * time.Millisecond
+}
+
+func fib(k int) int64 {
+	a, b := int64(1), int64(1)
+	for i := 1; i < k; i++ {
+		a, b = b, a+b
+		if a < 0 {
+			return -1
+		}
+	}
+	return a
+}
+
+// Schedule is a poll schedule as age-indexed phases: the first poll is at
+// Start (0 means at once, and that poll counts), then each phase adds polls
+// in turn. The schedule's horizon is the Until of its last phase when that
+// phase repeats, else the time of its last poll; no poll is made after the
+// horizon.
+//
+// All times are time.Duration (integer nanoseconds) from the item's
+// creation, and poll times are sums of exact gaps: no accumulated floats.
+type Schedule struct {
+	Name   string
+	Start  time.Duration
+	Phases []Phase
+	// Jitter randomises the gaps when scored by Monte Carlo; the zero value
+	// means none.
+	Jitter Jitter
+}
+
+// MaxPolls bounds the polls one schedule may make, so that a mistyped spec
+// ("every 1ns until 24h") fails with an error instead of exhausting memory.
+const MaxPolls = 10_000_000
+
+// Errors returned by Validate and the spec parser.
+var (
+	ErrEmpty       = errors.New("schedule has no phases and no start")
+	ErrGap         = errors.New("gap must be positive")
+	ErrUntil       = errors.New("until must be later than the previous phase's until")
+	ErrTooManyPoll = fmt.Errorf("schedule makes more than %d polls", MaxPolls)
+)
+
+// Validate reports whether the schedule is well formed: positive gaps,
+// repeating phases with increasing Until, growth parameters in range, and
+// at most MaxPolls polls.
+func (s Schedule) Validate() error {
+	if s.Start < 0 {
+		return fmt.Errorf("start %v is negative", s.Start)
+	}
+	var prevUntil time.Duration
+	for i, p := range s.Phases {
+		if p.Gap <= 0 {
+			return fmt.Errorf("phase %d: %w (got %v)", i+1, ErrGap, p.Gap)
+		}
+		if p.Cap < 0 {
+			return fmt.Errorf("phase %d: cap %v is negative", i+1, p.Cap)
+		}
+		switch p.Growth {
+		case Once:
+			continue
+		case Linear:
+			if p.Step < 0 {
+				return fmt.Errorf("phase %d: linear step %v is negative", i+1, p.Step)
+			}
+		case Exponential:
+			if !(p.Factor >= 1) || math.IsInf(p.Factor, 0) {
+				return fmt.Errorf("phase %d: exponential factor %v must be a finite number ≥ 1", i+1, p.Factor)
+			}
+		case Polynomial:
+			if !(p.Exponent > 0) || math.IsInf(p.Exponent, 0) {
+				return fmt.Errorf("phase %d: polynomial exponent %v must be a finite number > 0", i+1, p.Exponent)
+			}
+		}
+		if p.Until <= prevUntil || p.Until <= s.Start {
+			return fmt.Errorf("phase %d: %w (until %v)", i+1, ErrUntil, p.Until)
+		}
+		prevUntil = p.Until
+	}
+	if err := s.Jitter.validate(); err != nil {
+		return err
+	}
+	n := 1
+	for i, p := range s.Phases {
+		n += p.maxPolls()
+		if n > MaxPolls {
+			return fmt.Errorf("phase %d: %w", i+1, ErrTooManyPoll)
+		}
+	}
+	return nil
+}
+
+// maxPolls bounds the polls a phase can add (its smallest gap is the first
+// or the cap), used to refuse runaway specs before generating them.
+func (p Phase) maxPolls() int {
+	if p.Growth == Once {
+		return 1
+	}
+	g := p.Gap
+	if p.Cap > 0 && p.Cap < g {
+		g = p.Cap
+	}
+	n := p.Until/g + 1
+	if n > MaxPolls {
+		return MaxPolls + 1
+	}
+	return int(n)
+}
+
+// Horizon returns the age after which the schedule makes no poll.
+func (s Schedule) Horizon() time.Duration {
+	if n := len(s.Phases); n > 0 && s.Phases[n-1].Growth != Once {
+		return s.Phases[n-1].Until
+	}
+	polls := s.Polls()
+	return polls[len(polls)-1]
+}
+
+// Polls returns the poll times of the unjittered schedule in increasing
+// order, the first at Start; none is after the horizon. It panics if the
+// schedule is invalid; call Validate first on user input.
+func (s Schedule) Polls() []time.Duration {
+	return s.AppendPolls(nil, nil)
+}
+
+// AppendPolls appends the poll times to dst and returns the result. With a
+// non-nil rng and a jittered schedule the gaps are jittered (see Jitter).
+func (s Schedule) AppendPolls(dst []time.Duration, rng Rand) []time.Duration {
+	if err := s.Validate(); err != nil {
+		panic("optimize: " + err.Error())
+	}
+	last := s.Start
+	dst = append(dst, last)
+	j := s.Jitter.sequence(rng)
+	for _, p := range s.Phases {
+		if p.Growth == Once {
+			last += j.next(p.GapAt(1))
+			dst = append(dst, last)
+			continue
+		}
+		for k := 1; last < p.Until; k++ {
+			g := p.GapAt(k)
+			if g > p.Until { // overflowed or oversized gap: one poll and done
+				g = p.Until
+			}
+			last += j.next(g)
+			dst = append(dst, last)
+		}
+	}
+	if n := len(s.Phases); n > 0 && s.Phases[n-1].Growth != Once {
+		h := s.Phases[n-1].Until
+		for len(dst) > 1 && dst[len(dst)-1] > h {
+			dst = dst[:len(dst)-1]
+		}
+	}
+	return dst
+}
+
+// PollsBy returns how many polls the unjittered schedule makes at ages ≤ age.
+func (s Schedule) PollsBy(age time.Duration) int {
+	n := 0
+	for _, p := range s.Polls() {
+		if p <= age {
+			n++
+		}
+	}
+	return n
+}
+
+// StuckPolls returns the polls an item that never settles costs: every poll
+// up to the horizon.
+func (s Schedule) StuckPolls() int { return len(s.Polls()) }

@@ -1,0 +1,155 @@
+package optimize
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// DefaultAges are the ages at which Score counts polls when none are given.
+var DefaultAges = []time.Duration{30 * time.Second, 2 * time.Minute, 15 * time.Minute}
+
+// ScoreOptions configures Score. The zero value scores at DefaultAges with
+// DefaultDraws seeded draws for jittered schedules.
+type ScoreOptions struct {
+	Ages  []time.Duration // count polls made by each of these ages; nil means DefaultAges
+	Draws int             // Monte Carlo draws for jittered schedules; 0 means DefaultDraws
+	Seed  uint64          // seed of the draws
+}
+
+// DefaultDraws is the number of Monte Carlo draws for a jittered schedule.
+const DefaultDraws = 200
+
+// Score is how a schedule does on a set of items. Lags are in seconds; the
+// lag of an item settling at age s is (first poll at or after s) − s.
+// An item that settles after the last poll, or never, is not caught and
+// costs the stuck polls. For jittered schedules every figure is the mean
+// over the draws (quantiles pooled over them), and the CI fields give 95%
+// normal intervals half-widths of the means.
+type Score struct {
+	Name       string
+	Spec       string
+	Ages       []time.Duration
+	PollsBy    []float64 // polls made at ages ≤ Ages[i] (mean over draws when jittered)
+	StuckPolls float64   // polls made within the horizon by an item that never settles
+
+	HasData    bool    // false: no items were given; the fields below are zero
+	MeanPolls  float64 // expected polls per item
+	MeanLag    float64 // mean lag of caught items, seconds
+	MedianLag  float64 // seconds
+	P95Lag     float64 // seconds
+	P99Lag     float64 // seconds
+	Caught     float64 // share of all items caught within the horizon
+	Draws      int     // Monte Carlo draws; 0 for an unjittered schedule
+	MeanLagCI  float64 // jittered: 95% CI half-width of MeanLag
+	MeanPollCI float64 // jittered: 95% CI half-width of MeanPolls
+}
+
+// ScoreSchedule scores s on the items (nil items: only the figures that
+// need no data). Quantiles are of the weighted lag distribution of caught
+// items, the smallest lag L with P(lag ≤ L) ≥ q, to 1µs.
+func ScoreSchedule(s Schedule, items *Items, opt ScoreOptions) Score {
+	ages := opt.Ages
+	if ages == nil {
+		ages = DefaultAges
+	}
+	sc := Score{Name: s.Name, Spec: s.String(), Ages: ages, PollsBy: make([]float64, len(ages))}
+	draws := 1
+	var rng *rand.Rand
+	if s.Jitter.Kind != NoJitter {
+		draws = opt.Draws
+		if draws <= 0 {
+			draws = DefaultDraws
+		}
+		sc.Draws = draws
+		rng = rand.New(rand.NewPCG(opt.Seed, 0x706f6c6c666974)) // "pollfit"
+	}
+	seqs := make([][]float64, draws)
+	var buf []time.Duration
+	for d := range seqs {
+		buf = s.AppendPolls(buf[:0], randOrNil(rng))
+		seq := make([]float64, len(buf))
+		for i, p := range buf {
+			seq[i] = p.Seconds()
+		}
+		seqs[d] = seq
+		for a, age := range ages {
+			for _, p := range buf {
+				if p <= age {
+					sc.PollsBy[a]++
+				}
+			}
+		}
+		sc.StuckPolls += float64(len(buf))
+	}
+	for a := range sc.PollsBy {
+		sc.PollsBy[a] /= float64(draws)
+	}
+	sc.StuckPolls /= float64(draws)
+	if items == nil || items.total == 0 {
+		return sc
+	}
+	sc.HasData = true
+	lags := make([]float64, draws)
+	polls := make([]float64, draws)
+	var caught float64
+	for d, seq := range seqs {
+		c, lagSum, pollSum := items.scoreSeq(seq)
+		caught += c
+		lags[d] = lagSum / c
+		polls[d] = pollSum / items.total
+		sc.MeanPolls += pollSum
+		sc.MeanLag += lagSum
+	}
+	sc.MeanPolls /= items.total * float64(draws)
+	sc.Caught = caught / (items.total * float64(draws))
+	sc.MeanLag /= caught
+	sc.MedianLag = items.lagQuantile(seqs, caught, 0.5)
+	sc.P95Lag = items.lagQuantile(seqs, caught, 0.95)
+	sc.P99Lag = items.lagQuantile(seqs, caught, 0.99)
+	if draws > 1 {
+		sc.MeanLagCI = ci95(lags)
+		sc.MeanPollCI = ci95(polls)
+	}
+	return sc
+}
+
+func randOrNil(r *rand.Rand) Rand {
+	if r == nil {
+		return nil
+	}
+	return r
+}
+
+// scoreSeq returns the caught weight, the weighted sum of lags of caught
+// items and the weighted sum of polls per item, for poll times seq.
+func (it *Items) scoreSeq(seq []float64) (caught, lagSum, pollSum float64) {
+	lo := 0
+	for i, p := range seq {
+		hi := it.firstAbove(p)
+		if hi > lo {
+			w := it.weightIn(lo, hi)
+			caught += w
+			lagSum += p*w - (it.cumWT[hi] - it.cumWT[lo])
+			pollSum += float64(i+1) * w
+		}
+		lo = hi
+	}
+	pollSum += float64(len(seq)) * (it.total - caught)
+	return caught, lagSum, pollSum
+}
+
+// ci95 returns the half-width of the normal 95% confidence interval of
+// the mean of xs.
+func ci95(xs []float64) float64 {
+	n := float64(len(xs))
+	var mean, ss float64
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= n
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return 1.959963984540054 * math.Sqrt(ss/(n-1)/n)
+}

@@ -1,0 +1,358 @@
+package optimize
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The schedule spec is the syntax users type and pollfit prints:
+// comma-separated items, each one of
+//
+//	at D                        first poll at age D (only as the first item; default 0)
+//	D                           one gap of D
+//	every D until U             gap D while the last poll is before U
+//	fixed D until U             the same as every
+//	linear D+S until U          gaps D, D+S, D+2S, …
+//	exp D xF until U            gaps D, D·F, D·F², …
+//	poly D ^E until U           gaps D·1^E, D·2^E, D·3^E, … (attempt k = 1, 2, …)
+//	fib D until U               gaps D·(1, 1, 2, 3, 5, …)
+//	jitter full|equal|decorrelated|±P%   randomise every gap (see Jitter)
+//
+// The growing kinds take an optional "cap C" anywhere after their base gap.
+// Durations are Go duration strings ("500ms", "1.5s", "2m", "1h30m").
+
+// ErrSpec is wrapped by every error of ParseSpec.
+var ErrSpec = errors.New("invalid schedule spec")
+
+// SpecError reports a bad item of a schedule spec.
+type SpecError struct {
+	Item int    // 1-based position of the item in the spec
+	Text string // the item as written
+	Err  error
+}
+
+func (e *SpecError) Error() string {
+	return fmt.Sprintf("schedule spec item %d %q: %v", e.Item, e.Text, e.Err)
+}
+
+func (e *SpecError) Unwrap() []error { return []error{ErrSpec, e.Err} }
+
+// ParseSpec parses a schedule spec into a Schedule, and validates it.
+func ParseSpec(spec string) (Schedule, error) {
+	var s Schedule
+	if strings.TrimSpace(spec) == "" {
+		return s, fmt.Errorf("%w: empty spec; write gaps such as \"1s, every 2s until 2m\"", ErrSpec)
+	}
+	items := strings.Split(spec, ",")
+	for i, item := range items {
+		fields := strings.Fields(item)
+		if len(fields) == 0 {
+			return s, &SpecError{i + 1, item, errors.New("empty item (two commas in a row?)")}
+		}
+		if err := s.parseItem(i, fields); err != nil {
+			return s, &SpecError{i + 1, strings.TrimSpace(item), err}
+		}
+	}
+	if len(s.Phases) == 0 && s.Start == 0 {
+		return s, fmt.Errorf("%w: %w", ErrSpec, ErrEmpty)
+	}
+	if err := s.Validate(); err != nil {
+		return s, fmt.Errorf("%w: %w", ErrSpec, err)
+	}
+	return s, nil
+}
+
+// MustParseSpec is ParseSpec for specs known to be valid; it panics on error.
+func MustParseSpec(spec string) Schedule {
+	s, err := ParseSpec(spec)
+	if err != nil {
+		panic("optimize: " + err.Error())
+	}
+	return s
+}
+
+func (s *Schedule) parseItem(i int, f []string) error {
+	// A trailing "jitter X" may follow any item.
+	for k := range f {
+		if f[k] == "jitter" {
+			if k+2 != len(f) {
+				return errors.New(`"jitter" takes one value: full, equal, decorrelated or ±P%`)
+			}
+			j, err := parseJitter(f[k+1])
+			if err != nil {
+				return err
+			}
+			s.Jitter = j
+			f = f[:k]
+			break
+		}
+	}
+	if len(f) == 0 {
+		return nil
+	}
+	switch f[0] {
+	case "at":
+		if i != 0 {
+			return errors.New(`"at D" may only be the first item`)
+		}
+		if len(f) != 2 {
+			return errors.New(`want "at D"`)
+		}
+		d, err := parseDuration(f[1])
+		if err != nil {
+			return err
+		}
+		if d < 0 {
+			return fmt.Errorf("start %v is negative", d)
+		}
+		s.Start = d
+		return nil
+	case "every", "fixed", "linear", "exp", "poly", "fib":
+		p, err := parsePhase(f)
+		if err != nil {
+			return err
+		}
+		s.Phases = append(s.Phases, p)
+		return nil
+	}
+	if len(f) != 1 {
+		return fmt.Errorf("unknown item; want a gap such as 2s, or every/fixed/linear/exp/poly/fib … until U")
+	}
+	d, err := parseDuration(f[0])
+	if err != nil {
+		return err
+	}
+	if d <= 0 {
+		return fmt.Errorf("%w (got %s)", ErrGap, f[0])
+	}
+	s.Phases = append(s.Phases, Phase{Growth: Once, Gap: d})
+	return nil
+}
+
+func parsePhase(f []string) (Phase, error) {
+	var p Phase
+	if len(f) < 2 {
+		return p, fmt.Errorf("%q needs a gap", f[0])
+	}
+	base := f[1]
+	var err error
+	switch f[0] {
+	case "every", "fixed":
+		p.Growth = Fixed
+	case "linear":
+		p.Growth = Linear
+		b, step, ok := strings.Cut(base, "+")
+		if !ok {
+			return p, errors.New(`want "linear D+S until U", e.g. "linear 1s+1s until 15m"`)
+		}
+		base = b
+		if p.Step, err = parseDuration(step); err != nil {
+			return p, err
+		}
+	case "exp":
+		p.Growth = Exponential
+	case "poly":
+		p.Growth = Polynomial
+	case "fib":
+		p.Growth = Fibonacci
+	}
+	if p.Gap, err = parseDuration(base); err != nil {
+		return p, err
+	}
+	if p.Gap <= 0 {
+		return p, fmt.Errorf("%w (got %s)", ErrGap, base)
+	}
+	haveUntil := false
+	rest := f[2:]
+	for len(rest) > 0 {
+		tok := rest[0]
+		switch {
+		case tok == "until" || tok == "cap":
+			if len(rest) < 2 {
+				return p, fmt.Errorf("%q needs a duration", tok)
+			}
+			d, err := parseDuration(rest[1])
+			if err != nil {
+				return p, err
+			}
+			if tok == "until" {
+				p.Until, haveUntil = d, true
+			} else {
+				if p.Growth == Fixed {
+					return p, errors.New(`"cap" has no effect on a fixed gap`)
+				}
+				if d <= 0 {
+					return p, fmt.Errorf("cap must be positive (got %s)", rest[1])
+				}
+				p.Cap = d
+			}
+			rest = rest[2:]
+		case p.Growth == Exponential && strings.HasPrefix(tok, "x"):
+			if p.Factor, err = parseNumber(tok[1:], "factor"); err != nil {
+				return p, err
+			}
+			rest = rest[1:]
+		case p.Growth == Polynomial && strings.HasPrefix(tok, "^"):
+			if p.Exponent, err = parseNumber(tok[1:], "exponent"); err != nil {
+				return p, err
+			}
+			rest = rest[1:]
+		default:
+			return p, fmt.Errorf("unexpected %q", tok)
+		}
+	}
+	if !haveUntil {
+		return p, fmt.Errorf(`%q needs "until U"`, f[0])
+	}
+	if p.Growth == Exponential && p.Factor == 0 {
+		return p, errors.New(`exp needs a factor, e.g. "exp 1s x2 cap 30s until 15m"`)
+	}
+	if p.Growth == Polynomial && p.Exponent == 0 {
+		return p, errors.New(`poly needs an exponent, e.g. "poly 500ms ^2 cap 30s until 15m"`)
+	}
+	return p, nil
+}
+
+func parseNumber(s, what string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s %q is not a number", what, s)
+	}
+	return v, nil
+}
+
+func parseJitter(s string) (Jitter, error) {
+	switch s {
+	case "full":
+		return Jitter{Kind: FullJitter}, nil
+	case "equal":
+		return Jitter{Kind: EqualJitter}, nil
+	case "decorrelated":
+		return Jitter{Kind: DecorrelatedJitter}, nil
+	case "none":
+		return Jitter{}, nil
+	}
+	p := strings.TrimPrefix(strings.TrimPrefix(s, "±"), "+-")
+	if v, ok := strings.CutSuffix(p, "%"); ok {
+		f, err := strconv.ParseFloat(v, 64)
+		if err == nil && f > 0 && f < 100 {
+			return Jitter{Kind: PercentJitter, Percent: f / 100}, nil
+		}
+	}
+	return Jitter{}, fmt.Errorf("jitter %q: want full, equal, decorrelated or ±P%% with 0 < P < 100", s)
+}
+
+func parseDuration(s string) (time.Duration, error) {
+	if s == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration; write it as in Go, e.g. 500ms, 1.5s, 2m", s)
+	}
+	return d, nil
+}
+
+// FormatDuration writes d the way specs are written: "500ms", "1.5s", "2m",
+// "1m30s", "1h". The result parses back to d exactly.
+func FormatDuration(d time.Duration) string {
+	if d == 0 {
+		return "0s"
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}
+
+// String returns the schedule as a spec that ParseSpec reads back to an
+// equal Schedule (the Name aside).
+func (s Schedule) String() string {
+	var b strings.Builder
+	sep := func() {
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+	}
+	if s.Start != 0 {
+		b.WriteString("at " + FormatDuration(s.Start))
+	}
+	for _, p := range s.Phases {
+		sep()
+		gap := FormatDuration(p.Gap)
+		switch p.Growth {
+		case Once:
+			b.WriteString(gap)
+			continue
+		case Fixed:
+			b.WriteString("every " + gap)
+		case Linear:
+			b.WriteString("linear " + gap + "+" + FormatDuration(p.Step))
+		case Exponential:
+			b.WriteString("exp " + gap + " x" + strconv.FormatFloat(p.Factor, 'g', -1, 64))
+		case Polynomial:
+			b.WriteString("poly " + gap + " ^" + strconv.FormatFloat(p.Exponent, 'g', -1, 64))
+		case Fibonacci:
+			b.WriteString("fib " + gap)
+		}
+		if p.Cap > 0 {
+			b.WriteString(" cap " + FormatDuration(p.Cap))
+		}
+		b.WriteString(" until " + FormatDuration(p.Until))
+	}
+	switch s.Jitter.Kind {
+	case FullJitter:
+		sep()
+		b.WriteString("jitter full")
+	case EqualJitter:
+		sep()
+		b.WriteString("jitter equal")
+	case DecorrelatedJitter:
+		sep()
+		b.WriteString("jitter decorrelated")
+	case PercentJitter:
+		sep()
+		b.WriteString("jitter ±" + strconv.FormatFloat(s.Jitter.Percent*100, 'g', -1, 64) + "%")
+	}
+	if b.Len() == 0 {
+		return "at 0s"
+	}
+	return b.String()
+}
+
+// FromPolls returns the schedule that polls exactly at the given increasing
+// times: "at D" for a first poll after 0, single gaps, and runs of three or
+// more equal gaps written as "every G until U" (U the run's last poll, so the
+// run ends exactly there).
+func FromPolls(polls []time.Duration) Schedule {
+	if len(polls) == 0 {
+		panic("optimize: FromPolls of no polls")
+	}
+	s := Schedule{Start: polls[0]}
+	for i := 1; i < len(polls); {
+		g := polls[i] - polls[i-1]
+		if g <= 0 {
+			panic("optimize: FromPolls: poll times not increasing")
+		}
+		j := i
+		for j+1 < len(polls) && polls[j+1]-polls[j] == g {
+			j++
+		}
+		if j-i+1 >= 3 {
+			s.Phases = append(s.Phases, Phase{Growth: Fixed, Gap: g, Until: polls[j]})
+		} else {
+			for k := i; k <= j; k++ {
+				s.Phases = append(s.Phases, Phase{Growth: Once, Gap: g})
+			}
+		}
+		i = j + 1
+	}
+	return s
+}

@@ -1,0 +1,86 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/pollfit/pollfit/internal/report"
+	"github.com/pollfit/pollfit/optimize"
+)
+
+// Evaluate settings: see the evaluate command's help.
+type Evaluate struct {
+	Input     Input
+	Schedules []string // specs, NAME=SPEC, reference names or files
+	Ages      string   // "30s,2m,15m"
+	Format    string   // table, json or csv
+	Polls     bool     // list poll times
+	Seed      uint64
+	Draws     int
+}
+
+// Run scores the schedules and prints one row each.
+func (e Evaluate) Run(stdout, stderr io.Writer) error {
+	if len(e.Schedules) == 0 {
+		return &UsageError{errNoSchedule}
+	}
+	ages, labels, err := ParseAges(e.Ages)
+	if err != nil {
+		return err
+	}
+	if err := checkFormat(e.Format, "table", "json", "csv"); err != nil {
+		return err
+	}
+	var scheds []optimize.Schedule
+	for _, arg := range e.Schedules {
+		s, err := LoadSchedules(arg)
+		if err != nil {
+			return err
+		}
+		scheds = append(scheds, s...)
+	}
+	for i := range scheds {
+		if scheds[i].Name == "" {
+			scheds[i].Name = fmt.Sprintf("#%d", i+1)
+		}
+	}
+	sample, _, err := e.Input.load(stderr)
+	if err != nil {
+		return err
+	}
+	items := itemsOf(sample)
+	opt := optimize.ScoreOptions{Ages: ages, Seed: e.Seed, Draws: e.Draws}
+	rows := make([]report.Row, len(scheds))
+	for i, s := range scheds {
+		var polls []time.Duration
+		if e.Polls {
+			polls = s.Polls()
+		}
+		rows[i] = report.NewRow(optimize.ScoreSchedule(s, items, opt), labels, polls)
+	}
+	return writeRows(stdout, e.Format, rows, "")
+}
+
+func writeRows(w io.Writer, format string, rows []report.Row, note string) error {
+	switch format {
+	case "json":
+		return report.JSON(w, struct {
+			Rows []report.Row `json:"rows"`
+		}{rows})
+	case "csv":
+		return report.CSV(w, rows)
+	default:
+		return report.Table(w, rows, note)
+	}
+}
+
+func checkFormat(got string, allowed ...string) error {
+	for _, a := range allowed {
+		if got == a {
+			return nil
+		}
+	}
+	return Usagef("--format %q: want one of %s", got, strings.Join(allowed, ", "))
+}

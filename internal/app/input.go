@@ -1,0 +1,110 @@
+// Package app runs pollfit's commands: each takes a settings struct made
+// from the flags by main.go and writes to the given stdout and stderr.
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/optimize"
+)
+
+// UsageError marks an error in how the command was called (a bad or
+// missing flag); the command exits 2 for it instead of 1.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usagef returns a *UsageError with a formatted message.
+func Usagef(format string, args ...any) error {
+	return &UsageError{fmt.Errorf(format, args...)}
+}
+
+// Input names the settle-time data of a command.
+type Input struct {
+	Path    string // file, glob, directory or "-"; "" means none
+	Read    fit.ReadOptions
+	Bundled *Bundled // used when Path is ""; nil means no data
+	Quiet   bool
+}
+
+// Bundled is a dataset compiled into the binary with its presets.
+type Bundled struct {
+	Name   string
+	Data   []byte
+	Column string
+}
+
+// load reads the input and reports the row counts on stderr. It returns
+// nil, nil, nil when there is no input.
+func (in Input) load(stderr io.Writer) (*fit.Sample, *fit.Report, error) {
+	var (
+		s   *fit.Sample
+		rep *fit.Report
+		err error
+	)
+	switch {
+	case in.Path != "":
+		if in.Read.Column == "" {
+			return nil, nil, Usagef("--column is required with --input: name the column that holds settle times")
+		}
+		s, rep, err = fit.ReadCSVFile(in.Path, in.Read)
+	case in.Bundled != nil:
+		opt := in.Read
+		if opt.Column == "" {
+			opt.Column = in.Bundled.Column
+		}
+		s, rep, err = fit.ReadCSV(strings.NewReader(string(in.Bundled.Data)), in.Bundled.Name, opt)
+	default:
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if !in.Quiet {
+		name := in.Path
+		if name == "" {
+			name = in.Bundled.Name + " (bundled)"
+		}
+		fmt.Fprintf(stderr, "%s: %s\n", name, rep)
+	}
+	return s, rep, nil
+}
+
+// ParseAges parses a comma-separated list of ages such as "30s,2m,15m",
+// keeping each as written for labels.
+func ParseAges(list string) ([]time.Duration, []string, error) {
+	var ages []time.Duration
+	var labels []string
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		d, err := time.ParseDuration(f)
+		if err != nil || d < 0 {
+			return nil, nil, Usagef("--at %q: want ages such as 30s,2m,15m", f)
+		}
+		ages = append(ages, d)
+		labels = append(labels, f)
+	}
+	if len(ages) == 0 {
+		return nil, nil, Usagef("--at is empty: want ages such as 30s,2m,15m")
+	}
+	return ages, labels, nil
+}
+
+// itemsOf prepares a sample for scoring.
+func itemsOf(s *fit.Sample) *optimize.Items {
+	if s == nil {
+		return nil
+	}
+	return optimize.NewItems(s.Times, s.Censored, s.Weights)
+}
+
+var errNoSchedule = errors.New("no schedule given: pass --schedule SPEC or FILE (e.g. --schedule 'every 2s until 2m')")

@@ -1,0 +1,219 @@
+// Package report prints schedule scores as a table, JSON or CSV for the
+// pollfit command.
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pollfit/pollfit/optimize"
+)
+
+// Row is one scored schedule as the commands print it. JSON keys are part
+// of pollfit's interface: scripts read them.
+type Row struct {
+	Name       string    `json:"name"`
+	Spec       string    `json:"spec"`
+	PollsBy    PollsBy   `json:"polls_by"`
+	StuckPolls float64   `json:"stuck_polls"`
+	MeanPolls  *float64  `json:"mean_polls,omitempty"`
+	MeanLag    *float64  `json:"mean_lag_s,omitempty"`
+	MedianLag  *float64  `json:"median_lag_s,omitempty"`
+	P95Lag     *float64  `json:"p95_lag_s,omitempty"`
+	P99Lag     *float64  `json:"p99_lag_s,omitempty"`
+	Caught     *float64  `json:"caught,omitempty"`
+	Draws      int       `json:"draws,omitempty"`
+	MeanLagCI  *float64  `json:"mean_lag_ci95_s,omitempty"`
+	MeanPollCI *float64  `json:"mean_polls_ci95,omitempty"`
+	Polls      []float64 `json:"polls,omitempty"` // poll times, seconds from age 0
+}
+
+// PollsBy is the polls made by each age, keyed by the age as the user wrote
+// it, in the order given.
+type PollsBy struct {
+	Labels []string
+	Values []float64
+}
+
+// MarshalJSON writes an object whose keys keep the order of the ages.
+func (p PollsBy) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, l := range p.Labels {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(l)
+		b.Write(k)
+		b.WriteByte(':')
+		b.WriteString(strconv.FormatFloat(p.Values[i], 'f', -1, 64))
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads the object back (order as in the input).
+func (p *PollsBy) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var v float64
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		p.Labels = append(p.Labels, k.(string))
+		p.Values = append(p.Values, v)
+	}
+	return nil
+}
+
+// NewRow converts a score; labels name the score's ages as written.
+// With withPolls the poll times are listed too.
+func NewRow(sc optimize.Score, labels []string, polls []time.Duration) Row {
+	r := Row{Name: sc.Name, Spec: sc.Spec, StuckPolls: sc.StuckPolls, Draws: sc.Draws}
+	r.PollsBy = PollsBy{Labels: labels, Values: sc.PollsBy}
+	if sc.HasData {
+		r.MeanPolls, r.MeanLag, r.Caught = ptr(sc.MeanPolls), ptr(sc.MeanLag), ptr(sc.Caught)
+		r.MedianLag, r.P95Lag, r.P99Lag = ptr(sc.MedianLag), ptr(sc.P95Lag), ptr(sc.P99Lag)
+		if sc.Draws > 1 {
+			r.MeanLagCI, r.MeanPollCI = ptr(sc.MeanLagCI), ptr(sc.MeanPollCI)
+		}
+	}
+	if polls != nil {
+		r.Polls = make([]float64, len(polls))
+		for i, p := range polls {
+			r.Polls[i] = p.Seconds()
+		}
+	}
+	return r
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// Table writes rows as an aligned text table. Columns that need data are
+// left out when no row has data. A note (e.g. "scored on 6,000 held-out
+// items") heads the table when not empty.
+func Table(w io.Writer, rows []Row, note string) error {
+	if note != "" {
+		fmt.Fprintln(w, note)
+	}
+	data := len(rows) > 0 && rows[0].MeanLag != nil
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	var head []string
+	head = append(head, "schedule")
+	if len(rows) > 0 {
+		for _, l := range rows[0].PollsBy.Labels {
+			head = append(head, "by "+l)
+		}
+	}
+	head = append(head, "stuck")
+	if data {
+		head = append(head, "mean polls", "mean lag", "median", "p95", "p99", "caught")
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	for _, r := range rows {
+		cells := []string{r.Name}
+		for _, v := range r.PollsBy.Values {
+			cells = append(cells, count(v))
+		}
+		cells = append(cells, count(r.StuckPolls))
+		if data {
+			mp := fmt.Sprintf("%.2f", *r.MeanPolls)
+			ml := secs(*r.MeanLag)
+			if r.MeanLagCI != nil {
+				mp += fmt.Sprintf("±%.2f", *r.MeanPollCI)
+				ml += fmt.Sprintf("±%.2f", *r.MeanLagCI)
+			}
+			cells = append(cells, mp, ml, secs(*r.MedianLag), secs(*r.P95Lag), secs(*r.P99Lag),
+				fmt.Sprintf("%.1f%%", 100**r.Caught))
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// Specs below the table keep it narrow enough to read.
+	for _, r := range rows {
+		if _, err := fmt.Fprintf(w, "  %-12s %s\n", r.Name+":", r.Spec); err != nil {
+			return err
+		}
+		if r.Polls != nil {
+			fmt.Fprintf(w, "  %-12s %s\n", "", pollList(r.Polls))
+		}
+	}
+	return nil
+}
+
+func pollList(p []float64) string {
+	var b strings.Builder
+	b.WriteString("polls at")
+	for _, v := range p {
+		b.WriteString(" " + strconv.FormatFloat(v, 'f', -1, 64))
+	}
+	b.WriteString(" s")
+	return b.String()
+}
+
+func count(v float64) string {
+	if v == float64(int64(v)) {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func secs(v float64) string { return fmt.Sprintf("%.2fs", v) }
+
+// CSV writes rows as CSV with the JSON keys as header; polls_by becomes
+// one column per age ("polls_by_30s"), and polls a space-separated list.
+func CSV(w io.Writer, rows []Row) error {
+	cw := csv.NewWriter(w)
+	head := []string{"name", "spec"}
+	if len(rows) > 0 {
+		for _, l := range rows[0].PollsBy.Labels {
+			head = append(head, "polls_by_"+l)
+		}
+	}
+	head = append(head, "stuck_polls", "mean_polls", "mean_lag_s", "median_lag_s", "p95_lag_s", "p99_lag_s", "caught", "polls")
+	cw.Write(head)
+	opt := func(p *float64) string {
+		if p == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*p, 'g', 6, 64)
+	}
+	for _, r := range rows {
+		rec := []string{r.Name, r.Spec}
+		for _, v := range r.PollsBy.Values {
+			rec = append(rec, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		var polls []string
+		for _, p := range r.Polls {
+			polls = append(polls, strconv.FormatFloat(p, 'f', -1, 64))
+		}
+		rec = append(rec, strconv.FormatFloat(r.StuckPolls, 'g', -1, 64), opt(r.MeanPolls), opt(r.MeanLag),
+			opt(r.MedianLag), opt(r.P95Lag), opt(r.P99Lag), opt(r.Caught), strings.Join(polls, " "))
+		cw.Write(rec)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// JSON writes v indented, with a final newline.
+func JSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

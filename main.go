@@ -28,12 +28,17 @@ var bundled []byte
 func main() {
 	if err := run(os.Args, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintf(os.Stderr, "pollfit: %v\n", err)
-		var ue *app.UsageError
-		if errors.As(err, &ue) {
-			os.Exit(2)
-		}
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
+}
+
+// exitCode is 2 for usage errors (bad or missing flags), else 1.
+func exitCode(err error) int {
+	var ue *app.UsageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
 }
 
 // run runs the command line args (args[0] is the program name).

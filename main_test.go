@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// cliCases run the command in-process; their stdout and stderr are compared
+// with testdata/NAME.stdout and NAME.stderr (go test -update rewrites them).
+var cliCases = []struct {
+	name string
+	args string // split on spaces; "|" separates arguments that contain spaces
+	code int    // 0 ok, 1 error, 2 usage error
+}{
+	{"evaluate_references", "evaluate|-s|before|-s|76cd188|-s|a74b69e|-s|now", 0},
+	{"evaluate_polls_json", "evaluate|-s|fast=every 1s until 5s, 2s|--polls|--format|json", 0},
+	{"evaluate_bad_spec", "evaluate|-s|every 0s until 1m", 2},
+	{"evaluate_missing_column", "evaluate|-i|fixtures/julia_ci_job_durations.csv|-c|nope|-s|now", 1},
+	{"evaluate_julia", "evaluate|-i|fixtures/julia_ci_job_durations.csv|-c|duration_s|-s|before|-s|now|-s|every 1m until 8h", 0},
+}
+
+func TestCLIGolden(t *testing.T) {
+	for _, tc := range cliCases {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, strings.Split(tc.args, "|")...)
+			if code != tc.code {
+				t.Errorf("exit code = %d, want %d (stderr: %s)", code, tc.code, stderr)
+			}
+			golden(t, tc.name+".stdout", stdout)
+			golden(t, tc.name+".stderr", stderr)
+		})
+	}
+}
+
+// runCLI runs pollfit in-process as main would and returns its output and
+// exit code.
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(append([]string{"pollfit"}, args...), &out, &errb)
+	if err != nil {
+		errb.WriteString("pollfit: " + err.Error() + "\n")
+		code = exitCode(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if got == "" {
+			os.Remove(path)
+			return
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s differs (-want +got; go test -update rewrites):\n%s", name, diff)
+	}
+}
+
+// The brief's table (../shared/brief.md): polls by 30s, 2m and 15m of the
+// four reference schedules, as the evaluate command prints them.
+func TestEvaluateReproducesBriefTable(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "evaluate", "-s", "before", "-s", "76cd188", "-s", "a74b69e", "-s", "now",
+		"--at", "30s,2m,15m", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got struct {
+		Rows []struct {
+			Name    string             `json:"name"`
+			PollsBy map[string]float64 `json:"polls_by"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		name       string
+		by30, by2m float64
+		by15m      float64
+	}{
+		{"before", 5, 11, 37},
+		{"76cd188", 8, 26, 78},
+		{"a74b69e", 16, 61, 217},
+		{"now", 31, 76, 152},
+	}
+	if len(got.Rows) != len(want) {
+		t.Fatalf("got %d rows, want %d", len(got.Rows), len(want))
+	}
+	for i, w := range want {
+		r := got.Rows[i]
+		if r.Name != w.name || r.PollsBy["30s"] != w.by30 || r.PollsBy["2m"] != w.by2m || r.PollsBy["15m"] != w.by15m {
+			t.Errorf("row %d = %s %v, want %s by 30s %v, by 2m %v, by 15m %v", i, r.Name, r.PollsBy, w.name, w.by30, w.by2m, w.by15m)
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package optimize
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b)) }
+
+// Each figure below is worked out by hand from the definitions in Score.
+func TestScoreByHand(t *testing.T) {
+	every2 := MustParseSpec("every 2s until 6s") // polls 0, 2, 4, 6
+	tests := []struct {
+		name     string
+		settle   []float64
+		censored []bool
+		weight   []float64
+		want     Score
+	}{
+		{
+			// lags 0, 1.5, 1.5, 0 and one item after the horizon;
+			// polls 1, 2, 3, 3 and 4 for the uncaught one.
+			name:   "plain",
+			settle: []float64{0, 0.5, 2.5, 4, 10},
+			want:   Score{MeanPolls: 13.0 / 5, MeanLag: 0.75, MedianLag: 0, P95Lag: 1.5, P99Lag: 1.5, Caught: 0.8},
+		},
+		{
+			// The censored item at 3 hands its weight to the one at 5
+			// (redistribute-to-the-right): weights 1 and 2.
+			name:     "censored",
+			settle:   []float64{1, 3, 5},
+			censored: []bool{false, true, false},
+			want:     Score{MeanPolls: (2 + 2*4) / 3.0, MeanLag: 1, MedianLag: 1, P95Lag: 1, P99Lag: 1, Caught: 1},
+		},
+		{
+			// Censored beyond everything: never settles, costs the stuck polls.
+			name:     "pending",
+			settle:   []float64{1, 3600},
+			censored: []bool{false, true},
+			want:     Score{MeanPolls: (2 + 4) / 2.0, MeanLag: 1, MedianLag: 1, P95Lag: 1, P99Lag: 1, Caught: 0.5},
+		},
+		{
+			// Weights as counts: the item at 0.5 counts 3 times, lags 1.5 ×3 and 0.
+			name:   "weighted",
+			settle: []float64{0.5, 2},
+			weight: []float64{3, 1},
+			want:   Score{MeanPolls: (3*2 + 2) / 4.0, MeanLag: 4.5 / 4, MedianLag: 1.5, P95Lag: 1.5, P99Lag: 1.5, Caught: 1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ScoreSchedule(every2, NewItems(tt.settle, tt.censored, tt.weight), ScoreOptions{})
+			w := tt.want
+			if !near(got.MeanPolls, w.MeanPolls) || !near(got.MeanLag, w.MeanLag) || !near(got.Caught, w.Caught) ||
+				!near(got.MedianLag, w.MedianLag) || !near(got.P95Lag, w.P95Lag) || !near(got.P99Lag, w.P99Lag) {
+				t.Errorf("Score = mean polls %v, mean lag %v, median %v, p95 %v, p99 %v, caught %v;\nwant mean polls %v, mean lag %v, median %v, p95 %v, p99 %v, caught %v",
+					got.MeanPolls, got.MeanLag, got.MedianLag, got.P95Lag, got.P99Lag, got.Caught,
+					w.MeanPolls, w.MeanLag, w.MedianLag, w.P95Lag, w.P99Lag, w.Caught)
+			}
+			if got.StuckPolls != 4 {
+				t.Errorf("StuckPolls = %v, want 4", got.StuckPolls)
+			}
+		})
+	}
+}
+
+// Redistribute-to-the-right reproduces the Kaplan–Meier estimate: for
+// events at 1, 5, 7 and a censoring at 3, KM gives S(1) = 3/4,
+// S(5) = 3/4·1/2 = 3/8, S(7) = 0, so the jumps are 1/4, 3/8, 3/8.
+func TestItemsMatchKaplanMeier(t *testing.T) {
+	it := NewItems([]float64{7, 3, 1, 5}, []bool{false, true, false, false}, nil)
+	want := []float64{1.0 / 4, 3.0 / 8, 3.0 / 8}
+	for i := range want {
+		got := (it.cumW[i+1] - it.cumW[i]) / it.total
+		if !near(got, want[i]) {
+			t.Errorf("KM jump at %v = %v, want %v", it.t[i], got, want[i])
+		}
+	}
+}
+
+// Full jitter on a fixed gap g draws gaps uniform on [0, g]: the mean gap
+// is g/2, so a fixed 2s schedule until 1m makes about 60 polls, and items
+// uniform in time wait on average E[G²]/(2E[G]) = (g²/3)/(g) = g/3.
+func TestJitterMonteCarlo(t *testing.T) {
+	s := MustParseSpec("every 2s until 1m, jitter full")
+	settle := make([]float64, 5000)
+	for i := range settle {
+		settle[i] = 10 + 40*float64(i)/float64(len(settle)) // uniform on [10, 50)
+	}
+	sc := ScoreSchedule(s, NewItems(settle, nil, nil), ScoreOptions{Draws: 400, Seed: 7})
+	if math.Abs(sc.StuckPolls-61) > 2 {
+		t.Errorf("StuckPolls = %v, want about 61 (60 gaps of mean 1s, plus the first poll, at ±2)", sc.StuckPolls)
+	}
+	if math.Abs(sc.MeanLag-2.0/3) > 3*sc.MeanLagCI+0.02 {
+		t.Errorf("MeanLag = %v ± %v, want 2/3 s", sc.MeanLag, sc.MeanLagCI)
+	}
+	for d := 0; d < 50; d++ {
+		polls := s.AppendPolls(nil, fixedRand(float64(d)/50))
+		for i := 1; i < len(polls); i++ {
+			if g := polls[i] - polls[i-1]; g > 2*time.Second {
+				t.Fatalf("full jitter gap %v exceeds the scheduled 2s", g)
+			}
+		}
+	}
+}
+
+type fixedRand float64
+
+func (f fixedRand) Float64() float64 { return float64(f) }

@@ -1,0 +1,287 @@
+package optimize
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Result is a schedule a solver derived, with its expected figures.
+type Result struct {
+	Method   string // "exact", "sqrt" or "phased"
+	Schedule Schedule
+	Polls    []time.Duration // Schedule.Polls(), the last at the horizon
+	Expected Expectation
+	// Lambda1 and Lambda2 are the Lagrange multipliers of the stuck and
+	// the expected polls at the solution, in seconds of E[lag; T ≤ H] per
+	// poll: the objective minimised is
+	//
+	//	E[lag; T ≤ H] + Lambda1·stuck polls + Lambda2·expected polls.
+	//
+	// A budget that does not bind has multiplier 0; with Budget.PollCost,
+	// Lambda2 = PollCost.
+	Lambda1, Lambda2 float64
+	// MarginalPrice is Lambda2/F(H): the seconds of mean lag (of items
+	// settling by the horizon H) that one more expected poll per item
+	// buys, near the solution. StuckPrice is Lambda1/F(H), the same for
+	// one more stuck poll.
+	MarginalPrice, StuckPrice float64
+	// Optimum is, for SqrtRule and Phased, the exact optimum at the same
+	// budget, for comparison; nil for Exact.
+	Optimum *Expectation
+	// Phases is the number of phases of a Phased schedule.
+	Phases   int
+	Warnings []string
+}
+
+// Exact returns the schedule with the least expected lag under budget b,
+// polling at multiples of o.Resolution, and at the horizon: the first poll
+// may be at age 0 or later, whichever is better.
+//
+// The model reads d at every grid point (right limit and left limit, so
+// atoms at grid points are kept) and takes the CDF linear in between. The
+// lag of the items caught at poll b after poll a is then
+//
+//	w(a, b) = ∫_a^b (F(t) − F(a)) dt,
+//
+// O(1) from prefix sums of F, and w has the Monge (quadrangle) property:
+// for a < b < c < d,
+//
+//	w(a,c) + w(b,d) − w(a,d) − w(b,c) = −(t_d − t_c)(F(b) − F(a)) ≤ 0.
+//
+// The budget is relaxed with Lagrange multipliers λ1 (per stuck poll) and
+// λ2 (per expected poll, P(T ≥ t_j) for the poll at t_j), leaving the 1D/1D
+// recurrence
+//
+//	D[j] = min_i D[i] + w(i, j) + λ1 + λ2·P(T ≥ t_j)
+//
+// whose best predecessor moves monotonically with j; it is solved in
+// O(m log m) for m grid points by the candidate queue with binary search
+// (Galil & Park 1990, "A linear-time algorithm for concave one-dimensional
+// dynamic programming", IPL 33; Hirschberg & Larmore 1987). MinGap delays
+// each candidate's entry into the queue, MaxGap makes w infinite beyond it,
+// which keeps the Monge property. The multipliers are searched (search1)
+// until the stuck budget is met exactly (or to one poll when a price sits
+// on a tie) and the mean budget to 0.5%; every solution is optimal for the
+// budget it spends (Everett 1963), and the stuck-poll optimum is convex in
+// the number of polls for Monge weights (Aggarwal, Schieber & Tokuyama
+// 1994), so no stuck budget is missed. Both budgets at once are met by
+// nested searches, λ2 outside, λ1 inside.
+//
+// Errors wrap ErrOptions, ErrInvalidBudget or ErrInfeasible (with the feasible
+// range in the message).
+func Exact(d Distribution, b Budget, o Options) (*Result, error) {
+	pr, err := prepare(d, b, o)
+	if err != nil {
+		return nil, err
+	}
+	return pr.exact()
+}
+
+// problem is the prepared input shared by the solvers.
+type problem struct {
+	md *model
+	b  Budget
+	o  Options
+	// exactRes caches the exact optimum for the comparisons.
+	exactRes *Result
+}
+
+func prepare(d Distribution, b Budget, o Options) (*problem, error) {
+	if err := b.validate(); err != nil {
+		return nil, err
+	}
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	md, err := newModel(d, o.Horizon, o.Resolution)
+	if err != nil {
+		return nil, err
+	}
+	return &problem{md: md, b: b, o: o}, nil
+}
+
+// gaps returns MinGap and MaxGap in grid cells for the exact DP (MinGap at
+// least one cell, MaxGap 0 for none).
+func (pr *problem) gaps(minGap time.Duration) (lo, hi int, err error) {
+	res := pr.o.Resolution
+	lo = int((minGap + res - 1) / res)
+	lo = max(lo, 1)
+	if pr.o.MaxGap > 0 {
+		hi = int(pr.o.MaxGap / res)
+		if hi < lo {
+			return 0, 0, fmt.Errorf("%w: no multiple of the resolution %s lies between min gap %s and max gap %s", ErrOptions,
+				FormatDuration(res), FormatDuration(minGap), FormatDuration(pr.o.MaxGap))
+		}
+	}
+	return lo, hi, nil
+}
+
+// guesses returns the multipliers the √ rule predicts for the budget:
+// with rate r = √(f/(2λ)) the stuck polls are ∫√(f/(2λ)) dt, so
+// λ1 = (∫√f)²/(2N²); with r = √(f/(2λS)) the expected polls are
+// ∫√(fS/(2λ)) dt, so λ2 = (∫√(fS))²/(2M²).
+func (pr *problem) guesses() (g1, g2 float64) {
+	md := pr.md
+	var sf, sfs float64
+	for k := 1; k < md.n(); k++ {
+		mass := md.F[k] - md.F[k-1]
+		sf += math.Sqrt(mass * md.res)
+		sfs += math.Sqrt(mass * md.res * (1 - md.F[k]))
+	}
+	if n := float64(pr.b.StuckPolls); n > 0 {
+		g1 = sf * sf / (2 * n * n)
+	}
+	if m := pr.b.MeanPolls; m > 0 {
+		g2 = sfs * sfs / (2 * m * m)
+	}
+	return g1, g2
+}
+
+func (pr *problem) exact() (*Result, error) {
+	if pr.exactRes != nil {
+		return pr.exactRes, nil
+	}
+	lo, hi, err := pr.gaps(pr.o.MinGap)
+	if err != nil {
+		return nil, err
+	}
+	dp := newMongeDP(pr.md, lo, hi)
+	g1, g2 := pr.guesses()
+	c, err := meetBudget(func(l1, l2 float64) cand {
+		p := dp.solve(l1, l2)
+		return cand{lag: p.lag, mean: p.mean, polls: p.polls, sol: p.idx}
+	}, pr.b, g1, g2)
+	if err != nil {
+		return nil, err
+	}
+	idx := c.sol.([]int)
+	polls := make([]time.Duration, len(idx))
+	for i, k := range idx {
+		polls[i] = time.Duration(k) * pr.o.Resolution
+	}
+	r := &Result{
+		Method:   "exact",
+		Schedule: FromPolls(polls),
+		Polls:    polls,
+		Expected: pr.md.expectIdx(idx),
+	}
+	pr.setPrices(r, c)
+	pr.exactRes = r
+	return r, nil
+}
+
+func (pr *problem) setPrices(r *Result, c cand) {
+	if c.l1 > tieBreak {
+		r.Lambda1 = c.l1
+	}
+	r.Lambda2 = c.l2
+	if fh := pr.md.fh; fh > 0 {
+		r.MarginalPrice = r.Lambda2 / fh
+		r.StuckPrice = r.Lambda1 / fh
+	}
+}
+
+// mongeDP holds the work arrays of the recurrence, reused across
+// multipliers.
+type mongeDP struct {
+	md             *model
+	minGap, maxGap int // cells; maxGap 0 means none
+	D              []float64
+	par            []int32 // best predecessor; −1 creation, −2 unreachable
+	qc, qs         []int32 // queue: candidate, first index where it is best
+}
+
+func newMongeDP(md *model, minGap, maxGap int) *mongeDP {
+	n := md.n()
+	return &mongeDP{md: md, minGap: minGap, maxGap: maxGap,
+		D: make([]float64, n), par: make([]int32, n),
+		qc: make([]int32, 0, n), qs: make([]int32, 0, n)}
+}
+
+// val is the cost of reaching poll j from poll i, +Inf beyond MaxGap.
+func (dp *mongeDP) val(i, j int) float64 {
+	if dp.maxGap > 0 && j-i > dp.maxGap {
+		return math.Inf(1)
+	}
+	md := dp.md
+	return dp.D[i] + md.G[j] - md.G[i] - (md.t[j]-md.t[i])*md.F[i]
+}
+
+// solve runs the recurrence for multipliers (l1, l2) and returns the path
+// ending with a poll at the horizon.
+//
+// The queue holds candidates i in increasing order, each with the first j
+// from which it beats the one before it. By the Monge property, once a
+// later candidate b beats an earlier a at some j it beats it at every
+// later j (ties go to the later one, and +Inf beyond MaxGap only ever
+// hurts the earlier one), so each new candidate pops the tail it beats
+// everywhere and finds by binary search where it takes over from the rest.
+func (dp *mongeDP) solve(l1, l2 float64) path {
+	md := dp.md
+	n := md.n()
+	inf := math.Inf(1)
+	qc, qs := dp.qc[:0], dp.qs[:0]
+	head := 0
+	for j := range n {
+		if i := j - dp.minGap; i >= 0 && dp.D[i] < inf {
+			for len(qc) > head {
+				b := len(qc) - 1
+				p := max(int(qs[b]), j)
+				if dp.val(i, p) <= dp.val(int(qc[b]), p) {
+					qc, qs = qc[:b], qs[:b]
+					continue
+				}
+				break
+			}
+			if len(qc) == head {
+				qc, qs = append(qc, int32(i)), append(qs, int32(j))
+			} else {
+				b := int(qc[len(qc)-1])
+				lo, hi := max(int(qs[len(qs)-1]), j)+1, n
+				for lo < hi {
+					mid := int(uint(lo+hi) >> 1)
+					if dp.val(i, mid) <= dp.val(b, mid) {
+						hi = mid
+					} else {
+						lo = mid + 1
+					}
+				}
+				if lo < n {
+					qc, qs = append(qc, int32(i)), append(qs, int32(lo))
+				}
+			}
+		}
+		for len(qc)-head >= 2 && int(qs[head+1]) <= j {
+			head++
+		}
+		best, arg := inf, int32(-2)
+		if len(qc) > head {
+			best, arg = dp.val(int(qc[head]), j), qc[head]
+		}
+		// The first poll: from creation, F(0⁻) = 0. MaxGap bounds it too.
+		if dp.maxGap == 0 || j <= dp.maxGap {
+			if s := md.G[j]; s <= best {
+				best, arg = s, -1
+			}
+		}
+		if best == inf {
+			dp.D[j], dp.par[j] = inf, -2
+			continue
+		}
+		dp.D[j] = best + l1 + l2*md.survBefore(j)
+		dp.par[j] = arg
+	}
+	dp.qc, dp.qs = qc, qs
+	var idx []int
+	for j := n - 1; j >= 0; j = int(dp.par[j]) {
+		idx = append(idx, j)
+		if dp.par[j] == -2 {
+			panic("optimize: horizon unreachable under min/max gap") // prevented by withDefaults and gaps
+		}
+	}
+	slices.Reverse(idx)
+	return md.evalIdx(idx)
+}

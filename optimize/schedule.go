@@ -57,8 +57,9 @@ func (p Phase) GapAt(k int) time.Duration {
 	case Polynomial:
 		g = roundMillis(float64(p.Gap) * math.Pow(float64(k), p.Exponent))
 	case Fibonacci:
-		g = time.Duration(fib(k)) * p.Gap
-		if fib(k) < 0 { // overflow
+		f := fib(k)
+		g = time.Duration(f) * p.Gap
+		if f < 0 || f > math.MaxInt64/int64(p.Gap) { // overflow
 			g = math.MaxInt64
 		}
 	default:

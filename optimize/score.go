@@ -55,19 +55,17 @@ func ScoreSchedule(s Schedule, items *Items, opt ScoreOptions) Score {
 	}
 	sc := Score{Name: s.Name, Spec: s.String(), Ages: ages, PollsBy: make([]float64, len(ages))}
 	draws := 1
-	var rng *rand.Rand
 	if s.Jitter.Kind != NoJitter {
 		draws = opt.Draws
 		if draws <= 0 {
 			draws = DefaultDraws
 		}
 		sc.Draws = draws
-		rng = rand.New(rand.NewPCG(opt.Seed, 0x706f6c6c666974)) // "pollfit"
 	}
 	seqs := make([][]float64, draws)
 	var buf []time.Duration
 	for d := range seqs {
-		buf = s.AppendPolls(buf[:0], randOrNil(rng))
+		buf = s.AppendPolls(buf[:0], drawRand(s, opt.Seed, d))
 		seq := make([]float64, len(buf))
 		for i, p := range buf {
 			seq[i] = p.Seconds()
@@ -114,11 +112,16 @@ func ScoreSchedule(s Schedule, items *Items, opt ScoreOptions) Score {
 	return sc
 }
 
-func randOrNil(r *rand.Rand) Rand {
-	if r == nil {
+// drawRand returns the source of draw d of a jittered schedule, nil for
+// an unjittered one. Each draw has its own stream, so draw d uses the same
+// random numbers whatever the schedule: schedules are compared on common
+// random numbers, and a jittered schedule's cost is monotone in its gaps
+// (which Tune's bisection needs).
+func drawRand(s Schedule, seed uint64, d int) Rand {
+	if s.Jitter.Kind == NoJitter {
 		return nil
 	}
-	return r
+	return rand.New(rand.NewPCG(seed, 0x706f6c6c666974+uint64(d))) // "pollfit" + d
 }
 
 // scoreSeq returns the caught weight, the weighted sum of lags of caught

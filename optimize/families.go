@@ -1,0 +1,194 @@
+package optimize
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Family is a baseline family of schedules: a fixed shape with one free
+// parameter, the base gap. Every member polls at once (age 0), then adds
+// gaps by one repeating phase that runs to the horizon, so that a family
+// is compared with the optimum at the same horizon and, once tuned (see
+// Tune), at the same budget.
+//
+// The shapes are those users reach for (see the brief, "Parametric
+// families"): gap k (attempt k = 1 for the first gap, as in Phase.GapAt)
+// is
+//
+//	fixed        base
+//	linear       base + (k−1)·base          (step = base)
+//	exp          base · Factor^(k−1)        capped at CapRatio·base
+//	poly         base · k^Exponent          capped at CapRatio·base
+//	fib          base · Fib(k), Fib = 1, 1, 2, 3, 5, …, capped at CapRatio·base
+//
+// The cap scales with the base so that the whole family is one shape
+// stretched in time: stretching every gap by the same factor is the only
+// change tuning makes, and the polls an item makes fall monotonically as
+// the base grows. A cap fixed in seconds would make small budgets
+// unreachable (a 30 s cap alone costs 30 polls over 15 minutes).
+// Jitter, if any, is applied to the capped gaps (see Jitter).
+type Family struct {
+	Name     string
+	Growth   Growth  // Fixed, Linear, Exponential, Polynomial or Fibonacci
+	Factor   float64 // Exponential: ratio between gaps, > 1
+	Exponent float64 // Polynomial: power of the attempt number, > 0
+	CapRatio float64 // largest gap as a multiple of the base; 0 means none
+	Jitter   Jitter
+}
+
+// Default shapes of the families. DefaultFactor 1.5 is the multiplier of
+// common client libraries' exponential backoff (cenkalti/backoff's
+// DefaultMultiplier); a cap of 30 times the base is the classic "1 s
+// growing to 30 s"; exponent 2 is the quadratic backoff the brief's
+// polynomial family warns about when uncapped.
+const (
+	DefaultFactor   = 1.5
+	DefaultExponent = 2.0
+	DefaultCapRatio = 30.0
+)
+
+// Families are the baseline families compared by default, in order:
+// fixed, linear, exp, poly, fib, then exp with full, equal and
+// decorrelated jitter (AWS Architecture Blog, "Exponential Backoff And
+// Jitter", Brooker 2015). Linear is uncapped, as it is usually written.
+var Families = []Family{
+	{Name: "fixed", Growth: Fixed},
+	{Name: "linear", Growth: Linear},
+	{Name: "exp", Growth: Exponential, Factor: DefaultFactor, CapRatio: DefaultCapRatio},
+	{Name: "poly", Growth: Polynomial, Exponent: DefaultExponent, CapRatio: DefaultCapRatio},
+	{Name: "fib", Growth: Fibonacci, CapRatio: DefaultCapRatio},
+	{Name: "exp-full", Growth: Exponential, Factor: DefaultFactor, CapRatio: DefaultCapRatio, Jitter: Jitter{Kind: FullJitter}},
+	{Name: "exp-equal", Growth: Exponential, Factor: DefaultFactor, CapRatio: DefaultCapRatio, Jitter: Jitter{Kind: EqualJitter}},
+	{Name: "exp-decorrelated", Growth: Exponential, Factor: DefaultFactor, CapRatio: DefaultCapRatio, Jitter: Jitter{Kind: DecorrelatedJitter}},
+}
+
+// ParseFamilies parses a comma-separated list of family names: "all"
+// (every one of Families), or names of the form SHAPE[-JITTER] with SHAPE
+// one of fixed, linear, exp, poly, fib and JITTER one of full, equal,
+// decorrelated or a percentage such as 20% (uniform ±20%), e.g.
+// "exp,poly,fixed-20%". Shapes take their default parameters.
+func ParseFamilies(list string) ([]Family, error) {
+	var out []Family
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if name == "all" {
+			out = append(out, Families...)
+			continue
+		}
+		f, err := FamilyByName(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no family named; want all or some of fixed, linear, exp, poly, fib (optionally -full, -equal, -decorrelated or -P%%)")
+	}
+	return out, nil
+}
+
+// FamilyByName returns the family SHAPE[-JITTER] (see ParseFamilies).
+func FamilyByName(name string) (Family, error) {
+	shape, jit, hasJit := strings.Cut(name, "-")
+	var f Family
+	switch shape {
+	case "fixed":
+		f = Family{Growth: Fixed}
+	case "linear":
+		f = Family{Growth: Linear}
+	case "exp":
+		f = Family{Growth: Exponential, Factor: DefaultFactor, CapRatio: DefaultCapRatio}
+	case "poly":
+		f = Family{Growth: Polynomial, Exponent: DefaultExponent, CapRatio: DefaultCapRatio}
+	case "fib":
+		f = Family{Growth: Fibonacci, CapRatio: DefaultCapRatio}
+	default:
+		return f, fmt.Errorf("unknown family %q: want fixed, linear, exp, poly or fib, optionally followed by -full, -equal, -decorrelated or -P%%", name)
+	}
+	f.Name = name
+	if hasJit {
+		j, err := parseJitter(jit)
+		if err != nil || j.Kind == NoJitter {
+			return f, fmt.Errorf("family %q: jitter %q: want full, equal, decorrelated or P%% with 0 < P < 100", name, jit)
+		}
+		f.Jitter = j
+	}
+	return f, nil
+}
+
+// String describes the family's shape with b standing for the base gap,
+// e.g. "exp b x1.5 cap 30b, jitter full".
+func (f Family) String() string {
+	var s string
+	switch f.Growth {
+	case Fixed:
+		s = "every b"
+	case Linear:
+		s = "linear b+b"
+	case Exponential:
+		s = "exp b x" + strconv.FormatFloat(f.Factor, 'g', -1, 64)
+	case Polynomial:
+		s = "poly b ^" + strconv.FormatFloat(f.Exponent, 'g', -1, 64)
+	case Fibonacci:
+		s = "fib b"
+	default:
+		return fmt.Sprintf("growth(%d)", f.Growth)
+	}
+	if f.CapRatio > 0 && f.Growth != Fixed {
+		s += " cap " + strconv.FormatFloat(f.CapRatio, 'g', -1, 64) + "b"
+	}
+	if f.Jitter.Kind != NoJitter {
+		s += ", " + Schedule{Jitter: f.Jitter}.String()
+	}
+	return s
+}
+
+// Schedule returns the family's member with the given base gap: a poll at
+// age 0, then one phase of the family's growth until horizon. The cap is
+// CapRatio·base rounded to the millisecond. It panics if base or horizon
+// is not positive, or the family's parameters are out of range.
+func (f Family) Schedule(base, horizon time.Duration) Schedule {
+	if base <= 0 || horizon <= 0 {
+		panic(fmt.Sprintf("optimize: Family.Schedule: base %v and horizon %v must be positive", base, horizon))
+	}
+	p := Phase{Growth: f.Growth, Gap: base, Until: horizon}
+	switch f.Growth {
+	case Fixed:
+	case Linear:
+		p.Step = base
+	case Exponential:
+		p.Factor = f.Factor
+	case Polynomial:
+		p.Exponent = f.Exponent
+	case Fibonacci:
+	default:
+		panic(fmt.Sprintf("optimize: Family.Schedule: growth %d is not a family shape", f.Growth))
+	}
+	if f.CapRatio > 0 && f.Growth != Fixed {
+		p.Cap = roundMillis(float64(base) * f.CapRatio)
+		if p.Cap < base {
+			p.Cap = base
+		}
+	}
+	s := Schedule{Name: f.Name, Phases: []Phase{p}, Jitter: f.Jitter}
+	if err := s.Validate(); err != nil {
+		panic("optimize: Family.Schedule: " + err.Error())
+	}
+	return s
+}
+
+// minBase returns the smallest base gap worth trying: 1ms, or more when
+// the schedule would otherwise exceed MaxPolls over the horizon.
+func (f Family) minBase(horizon time.Duration) time.Duration {
+	b := time.Millisecond
+	if lim := time.Duration(math.Ceil(float64(horizon) / (MaxPolls - 2))); lim > b {
+		b = (lim + time.Millisecond - 1).Truncate(time.Millisecond)
+	}
+	return b
+}

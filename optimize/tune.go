@@ -105,7 +105,7 @@ func Tune(f Family, horizon time.Duration, t Target, items *Items, opt ScoreOpti
 	// Invariant: lo does not fit, hi fits.
 	bisect := func(step time.Duration) {
 		for hi-lo > step {
-			mid := lo + ((hi-lo)/2).Truncate(step)
+			mid := lo + ((hi - lo) / 2).Truncate(step)
 			if mid == lo {
 				mid += step
 			}

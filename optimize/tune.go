@@ -7,18 +7,7 @@ import (
 	"time"
 )
 
-// Target is the budget a family is tuned to spend. Either limit or both
-// may be set; zero means no limit of that kind.
-type Target struct {
-	// StuckPolls is the most polls an item that never settles may make
-	// within the horizon (the stuck cost, Schedule.StuckPolls).
-	StuckPolls int
-	// MeanPolls is the most polls per item, on average over the items
-	// given to Tune (Score.MeanPolls).
-	MeanPolls float64
-}
-
-// Tuned is a family member tuned to a Target.
+// Tuned is a family member tuned to a budget.
 type Tuned struct {
 	Schedule   Schedule
 	Base       time.Duration // the base gap found
@@ -30,7 +19,8 @@ type Tuned struct {
 // spend the target budget.
 var ErrBudget = errors.New("budget out of reach")
 
-// Tune finds the member of f that spends the budget t over the horizon:
+// Tune finds the member of f that spends the budget t over the horizon
+// (t.PollCost must be zero: a family is tuned to a budget, not a price):
 // the smallest base gap, in whole milliseconds, whose stuck cost is at
 // most t.StuckPolls and whose mean polls on items is at most t.MeanPolls.
 // When a millisecond step moves the cost by more than one stuck poll or
@@ -53,9 +43,9 @@ var ErrBudget = errors.New("budget out of reach")
 // items may be nil when t.MeanPolls is zero. The error wraps ErrBudget
 // when even the sparsest member (one gap of the whole horizon) spends
 // more than the target.
-func Tune(f Family, horizon time.Duration, t Target, items *Items, opt ScoreOptions) (Tuned, error) {
-	if t.StuckPolls < 0 || t.MeanPolls < 0 || math.IsNaN(t.MeanPolls) {
-		panic(fmt.Sprintf("optimize: Tune: negative target %+v", t))
+func Tune(f Family, horizon time.Duration, t Budget, items *Items, opt ScoreOptions) (Tuned, error) {
+	if t.PollCost != 0 || t.validate() != nil {
+		panic(fmt.Sprintf("optimize: Tune: want a stuck-poll or mean-poll budget, got %+v", t))
 	}
 	if t.MeanPolls > 0 && (items == nil || items.total == 0) {
 		panic("optimize: Tune: a mean-polls target needs items")

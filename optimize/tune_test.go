@@ -26,7 +26,7 @@ func TestTuneFixedByHand(t *testing.T) {
 		{2, time.Minute, 30001 * time.Millisecond},
 	}
 	for _, tt := range tests {
-		got, err := Tune(Family{Name: "fixed", Growth: Fixed}, tt.horizon, Target{StuckPolls: tt.n}, nil, ScoreOptions{})
+		got, err := Tune(Family{Name: "fixed", Growth: Fixed}, tt.horizon, Budget{StuckPolls: tt.n}, nil, ScoreOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +44,7 @@ func TestTuneStuckPolls(t *testing.T) {
 		for _, n := range []int{5, 37, 152, 1000} {
 			t.Run(fmt.Sprintf("%s/%d", f.Name, n), func(t *testing.T) {
 				opt := ScoreOptions{Draws: 20, Seed: 1}
-				got, err := Tune(f, horizon, Target{StuckPolls: n}, nil, opt)
+				got, err := Tune(f, horizon, Budget{StuckPolls: n}, nil, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -83,7 +83,7 @@ func TestTuneMeanPolls(t *testing.T) {
 		for _, m := range []float64{3, 8, 20} {
 			t.Run(fmt.Sprintf("%s/%g", f.Name, m), func(t *testing.T) {
 				opt := ScoreOptions{Draws: 20, Seed: 3}
-				got, err := Tune(f, horizon, Target{MeanPolls: m}, items, opt)
+				got, err := Tune(f, horizon, Budget{MeanPolls: m}, items, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -104,11 +104,11 @@ func TestTuneBothLimits(t *testing.T) {
 	items := NewItems([]float64{1, 2, 3, 100, 200, 300, 400}, nil, nil)
 	f := Family{Name: "fixed", Growth: Fixed}
 	h := 10 * time.Minute
-	a, err := Tune(f, h, Target{StuckPolls: 20}, items, ScoreOptions{})
+	a, err := Tune(f, h, Budget{StuckPolls: 20}, items, ScoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Tune(f, h, Target{StuckPolls: 20, MeanPolls: a.MeanPolls / 2}, items, ScoreOptions{})
+	b, err := Tune(f, h, Budget{StuckPolls: 20, MeanPolls: a.MeanPolls / 2}, items, ScoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestTuneBothLimits(t *testing.T) {
 
 func TestTuneOutOfReach(t *testing.T) {
 	// The sparsest member polls at 0 and at the horizon: 2 polls.
-	_, err := Tune(Family{Name: "fixed", Growth: Fixed}, time.Minute, Target{StuckPolls: 1}, nil, ScoreOptions{})
+	_, err := Tune(Family{Name: "fixed", Growth: Fixed}, time.Minute, Budget{StuckPolls: 1}, nil, ScoreOptions{})
 	if !errors.Is(err, ErrBudget) {
 		t.Errorf("Tune(1 poll) error = %v, want ErrBudget", err)
 	}
@@ -127,7 +127,7 @@ func TestTuneOutOfReach(t *testing.T) {
 
 func ExampleTune() {
 	f, _ := FamilyByName("fixed")
-	r, _ := Tune(f, 15*time.Minute, Target{StuckPolls: 37}, nil, ScoreOptions{})
+	r, _ := Tune(f, 15*time.Minute, Budget{StuckPolls: 37}, nil, ScoreOptions{})
 	fmt.Println(r.Schedule, r.StuckPolls)
 	// Output:
 	// every 24.325s until 15m 37

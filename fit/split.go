@@ -1,0 +1,78 @@
+package fit
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Split divides the sample at random into a training part and a held-out
+// test part of round(holdout·n) items, so that a schedule derived from
+// the training items can be scored on items it has not seen. The split is
+// reproducible: the same sample, holdout and seed give the same parts on
+// every platform (a PCG stream seeded by seed, Fisher–Yates shuffle of
+// the indexes). Each part keeps its items in their original order with
+// their censoring flags, weights and segment labels.
+//
+// holdout is the share held out, 0 ≤ holdout < 1; Split panics outside
+// that range (callers check the flag).
+func (s *Sample) Split(holdout float64, seed uint64) (train, test *Sample) {
+	if !(holdout >= 0 && holdout < 1) {
+		panic(fmt.Sprintf("fit: Split: holdout %v is not in [0, 1)", holdout))
+	}
+	n := s.Len()
+	k := int(math.Round(holdout * float64(n)))
+	// Shuffle the first k positions only (a partial Fisher–Yates): they
+	// are a uniform random k-subset.
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x73706c6974)) // "split"
+	for i := 0; i < k; i++ {
+		j := i + rng.IntN(n-i)
+		idx[i], idx[j] = idx[j], idx[i]
+	}
+	held := make([]bool, n)
+	for _, i := range idx[:k] {
+		held[i] = true
+	}
+	return s.part(held, false), s.part(held, true)
+}
+
+// part returns the items i with held[i] == want, labels kept.
+func (s *Sample) part(held []bool, want bool) *Sample {
+	out := &Sample{SegmentNames: s.SegmentNames}
+	m := 0
+	for _, h := range held {
+		if h == want {
+			m++
+		}
+	}
+	out.Times = make([]float64, 0, m)
+	if s.Censored != nil {
+		out.Censored = make([]bool, 0, m)
+	}
+	if s.Weights != nil {
+		out.Weights = make([]float64, 0, m)
+	}
+	if s.Segment != nil {
+		out.Segment = make([]int32, 0, m)
+	}
+	for i, h := range held {
+		if h != want {
+			continue
+		}
+		out.Times = append(out.Times, s.Times[i])
+		if s.Censored != nil {
+			out.Censored = append(out.Censored, s.Censored[i])
+		}
+		if s.Weights != nil {
+			out.Weights = append(out.Weights, s.Weights[i])
+		}
+		if s.Segment != nil {
+			out.Segment = append(out.Segment, s.Segment[i])
+		}
+	}
+	return out
+}

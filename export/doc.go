@@ -1,0 +1,18 @@
+// Package export turns an optimize.Schedule into code and configuration
+// that engineers can drop into another service: a versioned JSON document,
+// dependency-free Go source, TypeScript, Kotlin and Swift, or any text made
+// by a user's text/template.
+//
+// Every target carries the schedule as a table of phases, never as a list
+// of gaps indexed by an attempt counter, and every generated runner
+// computes its gaps from the same definition as optimize.Schedule.Polls:
+// the first poll is at Start and counts, the k-th gap of a phase is
+// Phase.GapAt(k) with k = 1 for the phase's first gap, a repeating phase
+// adds gaps while the last poll is before its Until, and no poll is made
+// after the horizon. The brief's bug (an attempt counter incremented before
+// the table look-up, so that the first gap never ran) has no counter to
+// live in: the tests run the generated Go and TypeScript and compare their
+// poll times with Polls, first gap included.
+//
+// All targets write to an io.Writer; the caller owns files.
+package export

@@ -15,8 +15,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pollfit/pollfit/export"
 	"github.com/pollfit/pollfit/fit"
 	"github.com/pollfit/pollfit/internal/app"
+	"github.com/pollfit/pollfit/optimize"
 )
 
 // bundled is the real dataset plan runs on without --input: Julia CI job
@@ -59,6 +61,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return &app.UsageError{Err: err}
 		},
 		Commands: []*cli.Command{
+			planCommand(stdout, stderr),
+			fitCommand(stdout, stderr),
+			optimizeCommand(stdout, stderr),
+			exportCommand(stdout, stderr),
 			evaluateCommand(stdout, stderr),
 		},
 	}
@@ -121,6 +127,236 @@ func evaluateCommand(stdout, stderr io.Writer) *cli.Command {
 				Polls:     c.Bool("polls"),
 				Seed:      c.Uint64("seed"),
 				Draws:     c.Int("draws"),
+			}.Run(stdout, stderr)
+		},
+	}
+}
+
+// bundledPreset is what plan does on the bundled Julia CI data without
+// flags: most CI jobs finish within two hours.
+var bundledPreset = struct {
+	horizon string
+	budget  int
+}{"2h", 120}
+
+// solveFlags are the flags of the commands that derive a schedule.
+func solveFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "budget", Aliases: []string{"n"}, Usage: "stuck cost: polls made within the horizon by an item that never settles"},
+		&cli.Float64Flag{Name: "mean-polls", Aliases: []string{"m"}, Usage: "expected polls per item (what the server pays)"},
+		&cli.Float64Flag{Name: "poll-cost", Usage: "instead of a budget, the `SECONDS` of lag one poll is worth"},
+		&cli.DurationFlag{Name: "horizon", Value: optimize.DefaultHorizon, Usage: "age of the last poll"},
+		&cli.StringFlag{Name: "phases", Value: "4", Usage: "phases of the schedule: 1 to 8, auto (fewest within 5% of the exact optimum) or exact (the exact optimum as explicit gaps)"},
+		&cli.StringFlag{Name: "method", Value: "exact", Usage: "exact (the exact discrete optimum) or sqrt (the √f / √hazard rule)"},
+		&cli.DurationFlag{Name: "resolution", Value: optimize.DefaultResolution, Usage: "grid step of poll times"},
+		&cli.DurationFlag{Name: "min-gap", Usage: "smallest gap between polls (default 1s for phased schedules, the resolution for exact)"},
+		&cli.DurationFlag{Name: "max-gap", Usage: "largest gap between polls (default none)"},
+		&cli.StringFlag{Name: "nice-gaps", Usage: "gaps a phased schedule may use, e.g. 1s,2s,5s,10s,30s,1m (default 0.5s,1s,2s,3s,5s,10s,15s,20s,30s,1m,…)"},
+		&cli.StringFlag{Name: "nice-bounds", Usage: "phase ends a phased schedule may use, e.g. 30s,2m,5m,15m (default 10s,15s,20s,30s,45s,1m,90s,2m,3m,5m,…; the horizon is always one)"},
+	}
+}
+
+func solveOf(c *cli.Context) (app.Solve, error) {
+	phases, err := app.ParsePhases(c.String("phases"))
+	if err != nil {
+		return app.Solve{}, err
+	}
+	gaps, err := app.ParseDurations("nice-gaps", c.String("nice-gaps"))
+	if err != nil {
+		return app.Solve{}, err
+	}
+	bounds, err := app.ParseDurations("nice-bounds", c.String("nice-bounds"))
+	if err != nil {
+		return app.Solve{}, err
+	}
+	return app.Solve{
+		Budget: optimize.Budget{StuckPolls: c.Int("budget"), MeanPolls: c.Float64("mean-polls"), PollCost: c.Float64("poll-cost")},
+		Options: optimize.Options{
+			Horizon:    c.Duration("horizon"),
+			Resolution: c.Duration("resolution"),
+			MinGap:     c.Duration("min-gap"),
+			MaxGap:     c.Duration("max-gap"),
+			NiceGaps:   gaps,
+			NiceBounds: bounds,
+		},
+		Phases: phases,
+		Method: c.String("method"),
+	}, nil
+}
+
+// fitFlags are the density-estimation flags; prefix is "fit-" where
+// --method means the solver's method.
+func fitFlags(prefix string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: prefix + "method", Value: "kde", Usage: "density estimate: kde, histogram, or a parametric family fitted by maximum likelihood (lognormal, weibull, gamma, exponential)"},
+		&cli.StringFlag{Name: "bandwidth", Usage: "KDE bandwidth: silverman, scott, sj, isj or a number (default: see docs/fit.md)"},
+		&cli.StringFlag{Name: "domain", Usage: "where the KDE smooths: log, linear or reflect (default log)"},
+		&cli.StringFlag{Name: "atoms", Value: "auto", Usage: "point masses (instant settles, batches, deadlines): auto or off"},
+		&cli.IntFlag{Name: "grid", Usage: "grid points of the density (default 2048)"},
+		&cli.StringFlag{Name: "dist", Usage: "a parametric `MODEL` instead of data, e.g. lognormal:mu=2,sigma=1 or weibull:k=1.5,lambda=30"},
+	}
+}
+
+func fitOf(c *cli.Context, prefix string) fit.Options {
+	return fit.Options{
+		Method:    c.String(prefix + "method"),
+		Bandwidth: c.String("bandwidth"),
+		Domain:    c.String("domain"),
+		Atoms:     c.String("atoms"),
+		Grid:      c.Int("grid"),
+	}
+}
+
+func flags(groups ...[]cli.Flag) []cli.Flag {
+	var out []cli.Flag
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
+}
+
+func planCommand(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:  "plan",
+		Usage: "fit settle times, derive the optimal schedule under a budget and compare it with the reference schedules",
+		UsageText: "pollfit plan [--input FILE --column NAME] (--budget N | --mean-polls M) [--horizon 15m] [--phases K] [--format table|json]\n" +
+			"   without --input: the bundled Julia CI job durations, --horizon 2h --budget 120",
+		Flags: flags(inputFlags(), solveFlags(), fitFlags("fit-"), []cli.Flag{
+			&cli.StringFlag{Name: "at", Value: "30s,2m,15m", Usage: "count polls made by these ages"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table or json"},
+			&cli.Float64Flag{Name: "holdout", Value: 0.3, Usage: "share of rows held out: fit on the rest, score on these"},
+			&cli.BoolFlag{Name: "in-sample", Usage: "fit and score on all rows (flatters every schedule fitted on them)"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the held-out split and of Monte Carlo draws"},
+			&cli.IntFlag{Name: "min-segment-rows", Value: 200, Usage: "fold segments with fewer rows into \"other\""},
+			&cli.StringFlag{Name: "plot", Usage: "draw the poll times over the density to `FILE`.png or .svg"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "also write the schedule JSON document to `FILE`"},
+		}),
+		Action: func(c *cli.Context) error {
+			in, err := inputOf(c, true)
+			if err != nil {
+				return err
+			}
+			if in.Path == "" {
+				if !c.IsSet("horizon") {
+					c.Set("horizon", bundledPreset.horizon)
+				}
+				if !c.IsSet("budget") && !c.IsSet("mean-polls") && !c.IsSet("poll-cost") {
+					c.Set("budget", fmt.Sprint(bundledPreset.budget))
+				}
+			}
+			solve, err := solveOf(c)
+			if err != nil {
+				return err
+			}
+			return app.Plan{
+				Input:          in,
+				Fit:            fitOf(c, "fit-"),
+				Solve:          solve,
+				Ages:           c.String("at"),
+				Format:         c.String("format"),
+				Holdout:        c.Float64("holdout"),
+				InSample:       c.Bool("in-sample"),
+				Seed:           c.Uint64("seed"),
+				MinSegmentRows: c.Int("min-segment-rows"),
+				Plot:           c.String("plot"),
+				Out:            c.String("output"),
+			}.Run(stdout, stderr)
+		},
+	}
+}
+
+func fitCommand(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "fit",
+		Usage:     "estimate the settle-time distribution: density, CDF, survival, hazard, atoms, Kaplan–Meier",
+		UsageText: "pollfit fit --input FILE --column NAME [--method kde|histogram|lognormal|…] [-o density.json]",
+		Flags: flags(inputFlags(), fitFlags(""), []cli.Flag{
+			&cli.Float64Flag{Name: "horizon", Usage: "last grid time in `SECONDS` (default: the largest time); mass beyond it is the stuck share"},
+			&cli.Float64Flag{Name: "holdout", Usage: "share of rows held out to report the held-out log-likelihood"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the held-out split"},
+			&cli.IntFlag{Name: "min-segment-rows", Value: 200, Usage: "fold segments with fewer rows into \"other\""},
+			&cli.StringFlag{Name: "plot", Usage: "draw histogram, density, survival and hazard to `FILE`.png or .svg"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON to `FILE` (default stdout)"},
+		}),
+		Action: func(c *cli.Context) error {
+			in, err := inputOf(c, false)
+			if err != nil {
+				return err
+			}
+			opt := fitOf(c, "")
+			opt.Horizon = c.Float64("horizon")
+			opt.Holdout = c.Float64("holdout")
+			opt.Seed = c.Uint64("seed")
+			return app.Fit{
+				Input:          in,
+				Options:        opt,
+				Dist:           c.String("dist"),
+				MinSegmentRows: c.Int("min-segment-rows"),
+				Plot:           c.String("plot"),
+				Out:            c.String("output"),
+			}.Run(stdout, stderr)
+		},
+	}
+}
+
+func optimizeCommand(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "optimize",
+		Usage:     "derive the optimal schedule from a density, a model or data, as a schedule JSON document",
+		UsageText: "pollfit optimize (--density density.json | --dist MODEL | --input FILE --column NAME) (--budget N | --mean-polls M | --poll-cost S) [--horizon H] [--phases K] [-o schedule.json]",
+		Flags: flags(inputFlags(), solveFlags(), fitFlags("fit-"), []cli.Flag{
+			&cli.StringFlag{Name: "density", Usage: "a density JSON `FILE` written by pollfit fit"},
+			&cli.IntFlag{Name: "min-segment-rows", Value: 200, Usage: "fold segments with fewer rows into \"other\""},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the schedule JSON to `FILE` (default stdout)"},
+		}),
+		Action: func(c *cli.Context) error {
+			in, err := inputOf(c, false)
+			if err != nil {
+				return err
+			}
+			solve, err := solveOf(c)
+			if err != nil {
+				return err
+			}
+			return app.Optimize{
+				Input:          in,
+				Density:        c.String("density"),
+				Dist:           c.String("dist"),
+				Fit:            fitOf(c, "fit-"),
+				Solve:          solve,
+				MinSegmentRows: c.Int("min-segment-rows"),
+				Out:            c.String("output"),
+			}.Run(stdout, stderr)
+		},
+	}
+}
+
+func exportCommand(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "export",
+		Usage:     "write a schedule as Go, JSON, TypeScript, Kotlin or Swift, or through your own template",
+		UsageText: "pollfit export --schedule FILE_OR_SPEC --lang go|json|ts|kotlin|swift [--package NAME] [--name NAME] [-o FILE]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "schedule", Aliases: []string{"s"}, Usage: "a spec, a reference name, or a schedule file (JSON document or spec)"},
+			&cli.StringFlag{Name: "lang", Aliases: []string{"l"}, Value: "json", Usage: "go, json, ts, kotlin or swift"},
+			&cli.StringFlag{Name: "template", Usage: "render your own Go text/template `FILE` (data model: docs/export.md)"},
+			&cli.StringFlag{Name: "package", Usage: "Go package (or Kotlin package path) of the generated code"},
+			&cli.StringFlag{Name: "name", Usage: "name of the generated type (default Backoff)"},
+			&cli.StringFlag{Name: "jitter", Usage: "jitter in the generated code: none, full, equal, decorrelated or ±P%"},
+			&cli.BoolFlag{Name: "tests", Usage: "Go: also write an Example and a unit test beside -o"},
+			&cli.BoolFlag{Name: "polls", Usage: "JSON: list every poll time (polls_ms)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (default stdout)"},
+		},
+		Action: func(c *cli.Context) error {
+			return app.Export{
+				Schedule: c.String("schedule"),
+				Lang:     c.String("lang"),
+				Template: c.String("template"),
+				Options:  export.Options{Package: c.String("package"), Name: c.String("name")},
+				Jitter:   c.String("jitter"),
+				Tests:    c.Bool("tests"),
+				Polls:    c.Bool("polls"),
+				Out:      c.String("output"),
 			}.Run(stdout, stderr)
 		},
 	}

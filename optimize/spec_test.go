@@ -25,8 +25,8 @@ func TestPollsByHand(t *testing.T) {
 	}{
 		{"3s, 5s, 8s", secs(0, 3, 8, 16)},
 		{"at 2s, 1s", secs(2, 3)},
-		{"every 2s until 7s", secs(0, 2, 4, 6)},                  // 8 > 7 is after the horizon
-		{"every 2s until 6s", secs(0, 2, 4, 6)},                  // stops once the last poll reaches 6
+		{"every 2s until 7s", secs(0, 2, 4, 6)},                              // 8 > 7 is after the horizon
+		{"every 2s until 6s", secs(0, 2, 4, 6)},                              // stops once the last poll reaches 6
 		{"1s, every 3s until 5s, every 1s until 9s", secs(0, 1, 4, 7, 8, 9)}, // 7 overshoots 5; next phase continues from 7
 		{"fixed 5s until 15s", secs(0, 5, 10, 15)},
 		{"linear 1s+1s until 15s", secs(0, 1, 3, 6, 10, 15)},
@@ -34,9 +34,9 @@ func TestPollsByHand(t *testing.T) {
 		{"exp 1s x2 until 20s", secs(0, 1, 3, 7, 15)}, // next gap 16 → 31 > 20
 		{"exp 1s x2 cap 5s until 20s", secs(0, 1, 3, 7, 12, 17)},
 		{"exp 1s x1.5 until 10s", secs(0, 1, 2.5, 4.75, 8.125)}, // 1, 1.5, 2.25, 3.375; next 5.0625 → 13.19 > 10
-		{"poly 500ms ^2 until 20s", secs(0, 0.5, 2.5, 7, 15)},  // 0.5·k²: 0.5, 2, 4.5, 8; next 12.5 → 27.5 > 20
+		{"poly 500ms ^2 until 20s", secs(0, 0.5, 2.5, 7, 15)},   // 0.5·k²: 0.5, 2, 4.5, 8; next 12.5 → 27.5 > 20
 		{"poly 500ms ^2 cap 3s until 12s", secs(0, 0.5, 2.5, 5.5, 8.5, 11.5)},
-		{"fib 1s until 20s", secs(0, 1, 2, 4, 7, 12, 20)},      // gaps 1, 1, 2, 3, 5, 8
+		{"fib 1s until 20s", secs(0, 1, 2, 4, 7, 12, 20)}, // gaps 1, 1, 2, 3, 5, 8
 		{"fib 1s cap 3s until 12s", secs(0, 1, 2, 4, 7, 10, 13)[:6]},
 		{"at 500ms, every 1s until 3s", secs(0.5, 1.5, 2.5)}, // 3.5 > 3
 	}

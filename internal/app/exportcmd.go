@@ -1,0 +1,105 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pollfit/pollfit/export"
+	"github.com/pollfit/pollfit/internal/outfile"
+	"github.com/pollfit/pollfit/optimize"
+)
+
+// Export settings: see the export command's help.
+type Export struct {
+	Schedule string // FILE_OR_SPEC
+	Lang     string // go, json, ts, kotlin, swift
+	Template string // a text/template file used instead of Lang
+	Options  export.Options
+	Jitter   string // replaces every schedule's jitter when not empty
+	Tests    bool   // Go: also write an Example and a unit test beside -o
+	Polls    bool   // JSON: add polls_ms
+	Out      string
+}
+
+// Run writes the schedule in the target language.
+func (e Export) Run(stdout, stderr io.Writer) error {
+	if e.Schedule == "" {
+		return &UsageError{errNoSchedule}
+	}
+	doc, err := loadDocument(e.Schedule)
+	if err != nil {
+		return err
+	}
+	if e.Jitter != "" {
+		j, err := export.ParseJitter(e.Jitter)
+		if err != nil {
+			return Usagef("--jitter: %w", err)
+		}
+		e.Options.Jitter = &j
+	}
+	var write func(w io.Writer) error
+	switch {
+	case e.Template != "":
+		text, err := os.ReadFile(e.Template)
+		if err != nil {
+			return Usagef("--template: %w", err)
+		}
+		write = func(w io.Writer) error { return export.Template(w, string(text), doc, e.Options) }
+	case e.Lang == "json":
+		write = func(w io.Writer) error { return export.JSON(w, doc, export.JSONOptions{Polls: e.Polls}) }
+	case e.Lang == "go":
+		write = func(w io.Writer) error { return export.GoSource(w, doc, e.Options) }
+	case e.Lang == "ts" || e.Lang == "typescript":
+		write = func(w io.Writer) error { return export.TypeScript(w, doc, e.Options) }
+	case e.Lang == "kotlin" || e.Lang == "kt":
+		write = func(w io.Writer) error { return export.Kotlin(w, doc, e.Options) }
+	case e.Lang == "swift":
+		write = func(w io.Writer) error { return export.Swift(w, doc, e.Options) }
+	default:
+		return Usagef("--lang %q: want go, json, ts, kotlin or swift (or --template FILE)", e.Lang)
+	}
+	if e.Tests {
+		if e.Lang != "go" {
+			return Usagef("--tests generates Go tests: use it with --lang go")
+		}
+		if e.Out == "" || e.Out == "-" {
+			return Usagef("--tests writes a _test.go file beside the output: give -o FILE.go")
+		}
+	}
+	if err := outfile.Write(e.Out, stdout, write); err != nil {
+		return err
+	}
+	if e.Tests {
+		path := strings.TrimSuffix(e.Out, ".go") + "_test.go"
+		if err := outfile.Write(path, stdout, func(w io.Writer) error { return export.GoTest(w, doc, e.Options) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "wrote %s and %s\n", e.Out, filepath.Base(path))
+	}
+	return nil
+}
+
+// loadDocument resolves a --schedule argument of export and optimize: a
+// reference name, a spec, or a file (spec or JSON document).
+func loadDocument(arg string) (export.Document, error) {
+	for _, r := range optimize.References {
+		if arg == r.Name {
+			return export.Document{Schedule: r}, nil
+		}
+	}
+	doc, err := export.Load(arg)
+	if err != nil {
+		return doc, &UsageError{fmt.Errorf("--schedule: %w", err)}
+	}
+	return doc, nil
+}
+
+// writeDocument writes a schedule document as JSON, atomically.
+func writeDocument(path string, stdout io.Writer, doc export.Document) error {
+	return outfile.Write(path, stdout, func(w io.Writer) error {
+		return export.JSON(w, doc, export.JSONOptions{})
+	})
+}

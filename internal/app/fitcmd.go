@@ -1,0 +1,126 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/internal/outfile"
+	"github.com/pollfit/pollfit/internal/report"
+)
+
+// Fit settings: see the fit command's help.
+type Fit struct {
+	Input          Input
+	Options        fit.Options
+	Dist           string // a parametric model given directly instead of data
+	MinSegmentRows int
+	Plot           string
+	Out            string
+}
+
+// fitJSON is the fit command's output: the overall density's keys at the
+// top level, the input's row counts, and one density per segment.
+type fitJSON struct {
+	*fit.Density
+	Input    *fit.Report             `json:"input,omitempty"`
+	Segments map[string]*fit.Density `json:"segments,omitempty"`
+}
+
+// Run estimates the distribution and writes it as JSON.
+func (f Fit) Run(stdout, stderr io.Writer) error {
+	var out fitJSON
+	if f.Dist != "" {
+		d, err := distDensity(f.Dist, f.Options)
+		if err != nil {
+			return err
+		}
+		out.Density = d
+	} else {
+		if f.Input.Path == "" {
+			return Usagef("--input is required (or --dist MODEL for a parametric model)")
+		}
+		sample, rep, err := f.Input.load(stderr)
+		if err != nil {
+			return err
+		}
+		out.Input = rep
+		if out.Density, err = fit.Estimate(sample, f.Options); err != nil {
+			return fitError(err)
+		}
+		names, parts, folded := sample.Segments(f.MinSegmentRows)
+		if len(folded) > 0 {
+			fmt.Fprintf(stderr, "segments with fewer than %d rows folded into \"other\": %s\n", f.MinSegmentRows, strings.Join(folded, ", "))
+		}
+		for i, name := range names {
+			d, err := fit.Estimate(parts[i], f.Options)
+			if err != nil {
+				return fmt.Errorf("segment %q: %w", name, fitError(err))
+			}
+			if out.Segments == nil {
+				out.Segments = map[string]*fit.Density{}
+			}
+			out.Segments[name] = d
+		}
+		if f.Plot != "" {
+			if err := plotDensity(f.Plot, out.Density, sample); err != nil {
+				return err
+			}
+		}
+	}
+	if !f.Input.Quiet {
+		d := out.Density
+		fmt.Fprintf(stderr, "fit %s on %d rows: bandwidth %.4g, %d atoms, stuck share %.3g", d.Method, d.N, d.Bandwidth, len(d.Atoms), d.StuckShare)
+		if d.HoldoutN > 0 {
+			fmt.Fprintf(stderr, ", held-out log-likelihood %.4f per row (%d rows)", d.HoldoutLogLik, d.HoldoutN)
+		}
+		fmt.Fprintln(stderr)
+	}
+	return outfile.Write(f.Out, stdout, func(w io.Writer) error { return report.JSON(w, out) })
+}
+
+// fitError turns estimation errors about the options into usage errors.
+func fitError(err error) error {
+	if isOptionError(err) {
+		return &UsageError{err}
+	}
+	return err
+}
+
+// readDensity reads a density JSON file written by the fit command.
+func readDensity(path string) (*fit.Density, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var d fit.Density
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("%s: not a density written by pollfit fit: %w", path, err)
+	}
+	n := len(d.T)
+	if n < 2 || len(d.PDFs) != n || len(d.CDFs) != n {
+		return nil, fmt.Errorf("%s: not a density written by pollfit fit: want arrays t, pdf and cdf of equal length ≥ 2", path)
+	}
+	for i := 1; i < n; i++ {
+		if !(d.T[i] > d.T[i-1]) || d.CDFs[i] < d.CDFs[i-1] {
+			return nil, fmt.Errorf("%s: grid point %d: t must increase and cdf must not decrease", path, i)
+		}
+	}
+	return &d, nil
+}
+
+// distDensity evaluates a parametric model given by --dist on the grid of
+// the options.
+func distDensity(spec string, o fit.Options) (*fit.Density, error) {
+	dist, err := fit.ParseDist(spec)
+	if err != nil {
+		return nil, Usagef("--dist: %w", err)
+	}
+	return dist.Density(o.Horizon, o.Grid), nil
+}
+
+func isOptionError(err error) bool { return errors.Is(err, fit.ErrOption) }

@@ -1,0 +1,265 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/pollfit/pollfit/export"
+	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/internal/report"
+	"github.com/pollfit/pollfit/optimize"
+)
+
+// Plan settings: see the plan command's help.
+type Plan struct {
+	Input          Input
+	Fit            fit.Options
+	Solve          Solve
+	Ages           string // "30s,2m,15m"
+	Format         string // table or json
+	Holdout        float64
+	Seed           uint64
+	InSample       bool   // score on the rows fitted on (and all of them)
+	MinSegmentRows int    // segments with fewer rows are folded into "other"
+	Plot           string // timeline plot file, or ""
+	Out            string // also write the schedule JSON document here
+}
+
+// section is the plan of one segment (or of all the data).
+type section struct {
+	Segment   string
+	Density   *fit.Density
+	Derived   *derived
+	Simple    []optimize.Simplicity
+	Rows      []report.Row
+	Note      string
+	Schedules []optimize.Schedule // scored, the derived first
+}
+
+// Run fits, derives and scores, and prints the plan.
+func (p Plan) Run(stdout, stderr io.Writer) error {
+	if err := p.Solve.check(); err != nil {
+		return err
+	}
+	if err := checkFormat(p.Format, "table", "json"); err != nil {
+		return err
+	}
+	ages, labels, err := ParseAges(p.Ages)
+	if err != nil {
+		return err
+	}
+	if !(p.Holdout >= 0 && p.Holdout < 1) {
+		return Usagef("--holdout %v: want a share in [0, 1)", p.Holdout)
+	}
+	sample, rep, err := p.Input.load(stderr)
+	if err != nil {
+		return err
+	}
+	names, parts, folded := sample.Segments(p.MinSegmentRows)
+	if len(folded) > 0 {
+		fmt.Fprintf(stderr, "segments with fewer than %d rows folded into \"other\": %s\n", p.MinSegmentRows, strings.Join(folded, ", "))
+	}
+	var secs []*section
+	all, err := p.plan(export.AllSegment, sample, ages, labels)
+	if err != nil {
+		return err
+	}
+	secs = append(secs, all)
+	for i, name := range names {
+		s, err := p.plan(name, parts[i], ages, labels)
+		if err != nil {
+			return fmt.Errorf("segment %q: %w", name, err)
+		}
+		secs = append(secs, s)
+	}
+	doc := export.Document{Schedule: all.Derived.Result.Schedule, Meta: planMeta(all)}
+	for _, s := range secs[1:] {
+		doc.Segments = append(doc.Segments, export.Segment{Name: s.Segment, Schedule: s.Derived.Result.Schedule, Meta: planMeta(s)})
+	}
+	if p.Out != "" {
+		if err := writeDocument(p.Out, stdout, doc); err != nil {
+			return err
+		}
+	}
+	if p.Plot != "" {
+		if err := plotTimeline(p.Plot, all.Density, all.Schedules, p.Solve.Options.Horizon); err != nil {
+			return err
+		}
+	}
+	if p.Format == "json" {
+		return p.writeJSON(stdout, doc, secs, rep)
+	}
+	for _, s := range secs {
+		if err := p.writeSection(stdout, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// plan derives and scores the schedule of one segment.
+func (p Plan) plan(segment string, sample *fit.Sample, ages []time.Duration, labels []string) (*section, error) {
+	train, test := sample, sample
+	note := fmt.Sprintf("scored in-sample on all %d rows", sample.Len())
+	if p.Holdout > 0 && !p.InSample {
+		train, test = sample.Split(p.Holdout, p.Seed)
+		note = fmt.Sprintf("scored on %d held-out rows (%.0f%%, seed %d); fitted on %d", test.Len(), 100*p.Holdout, p.Seed, train.Len())
+	}
+	fo := p.Fit
+	fo.Horizon = horizonOf(p.Solve.Options).Seconds()
+	d, err := fit.Estimate(train, fo)
+	if err != nil {
+		return nil, err
+	}
+	der, err := p.Solve.solve(d, true)
+	if err != nil {
+		return nil, err
+	}
+	sec := &section{Segment: segment, Density: d, Derived: der, Note: note}
+	if p.Solve.Phases != PhasesExact && p.Solve.Method != "sqrt" {
+		if sec.Simple, err = optimize.PriceOfSimplicity(d, p.Solve.Budget, p.Solve.Options); err != nil {
+			return nil, solveError(err)
+		}
+	}
+	derivedSched := der.Result.Schedule
+	derivedSched.Name = "pollfit"
+	scheds := []optimize.Schedule{derivedSched}
+	if der.Exact != nil && der.Exact != der.Result {
+		ex := der.Exact.Schedule
+		ex.Name = "exact"
+		scheds = append(scheds, ex)
+	}
+	scheds = append(scheds, optimize.References...)
+	scheds = append(scheds, fixedLike(derivedSched, horizonOf(p.Solve.Options)))
+	items := itemsOf(test)
+	opt := optimize.ScoreOptions{Ages: ages, Seed: p.Seed}
+	for _, s := range scheds {
+		sec.Rows = append(sec.Rows, report.NewRow(optimize.ScoreSchedule(s, items, opt), labels, nil))
+	}
+	sec.Schedules = scheds
+	return sec, nil
+}
+
+// fixedLike returns the fixed-interval schedule with no more stuck polls
+// than s over the horizon: gap = horizon / (polls − 1), rounded up to the
+// millisecond.
+func fixedLike(s optimize.Schedule, horizon time.Duration) optimize.Schedule {
+	n := s.StuckPolls()
+	if n < 2 {
+		n = 2
+	}
+	gap := (horizon + time.Duration(n-2)) / time.Duration(n-1)
+	gap = (gap + time.Millisecond - 1).Truncate(time.Millisecond)
+	f := optimize.Schedule{Name: "fixed", Phases: []optimize.Phase{{Growth: optimize.Fixed, Gap: gap, Until: horizon}}}
+	return f
+}
+
+func horizonOf(o optimize.Options) time.Duration {
+	if o.Horizon == 0 {
+		return optimize.DefaultHorizon
+	}
+	return o.Horizon
+}
+
+// planMeta is what the schedule document carries about how it was made.
+func planMeta(s *section) json.RawMessage {
+	r := *s.Derived.Result
+	if s.Derived.Exact != nil {
+		r.Optimum = &s.Derived.Exact.Expected
+	}
+	return resultMeta(&r)
+}
+
+func (p Plan) writeSection(w io.Writer, s *section) error {
+	r := s.Derived.Result
+	d := s.Density
+	title := "all items"
+	if s.Segment != export.AllSegment {
+		title = "segment " + s.Segment
+	}
+	fmt.Fprintf(w, "== %s: %d rows", title, d.N)
+	if d.Censored > 0 {
+		fmt.Fprintf(w, " (%d censored)", d.Censored)
+	}
+	fmt.Fprintf(w, "; fit %s", d.Method)
+	if d.Bandwidth > 0 {
+		fmt.Fprintf(w, " (%s domain, bandwidth %.3g)", d.Domain, d.Bandwidth)
+	}
+	fmt.Fprintf(w, "; stuck share %.1f%%\n", 100*d.StuckShare)
+	for _, a := range d.Atoms {
+		fmt.Fprintf(w, "   atom: %.3g%% settle at %ss\n", 100*a.Mass, trimFloat(a.T))
+	}
+	phases := fmt.Sprintf("%d phases", r.Phases)
+	if r.Method != "phased" {
+		phases = r.Method
+	}
+	fmt.Fprintf(w, "\nschedule (%s; budget %s; horizon %s):\n  %s\n", phases, budgetText(p.Solve.Budget),
+		optimize.FormatDuration(horizonOf(p.Solve.Options)), r.Schedule)
+	fmt.Fprintf(w, "expected: mean lag %.3gs, %d stuck polls, %.3g mean polls, caught %.1f%%\n",
+		r.Expected.MeanLag, r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught)
+	if ex := s.Derived.Exact; ex != nil && ex != r {
+		fmt.Fprintf(w, "exact optimum: mean lag %.3gs (this schedule ×%.3f)", ex.Expected.MeanLag, r.Expected.MeanLag/ex.Expected.MeanLag)
+		if sq := s.Derived.Sqrt; sq != nil {
+			fmt.Fprintf(w, "; √ rule: %.3gs", sq.Expected.MeanLag)
+		}
+		fmt.Fprintln(w)
+	}
+	if r.MarginalPrice > 0 {
+		fmt.Fprintf(w, "marginal price: one more poll per item buys %.3gs of mean lag\n", r.MarginalPrice)
+	}
+	if len(s.Simple) > 0 {
+		fmt.Fprintf(w, "price of simplicity (mean lag of the best K-phase schedule / exact optimum):\n ")
+		for _, x := range s.Simple {
+			if x.Err != nil {
+				fmt.Fprintf(w, "  K=%d: -", x.K)
+				continue
+			}
+			fmt.Fprintf(w, "  K=%d: %.3g", x.K, x.Ratio)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, warn := range append(d.Warnings, r.Warnings...) {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	fmt.Fprintln(w)
+	if err := report.Table(w, s.Rows, s.Note+":"); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+func trimFloat(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%.6g", v), ".") }
+
+// planJSON is the JSON form of plan's output.
+type planJSON struct {
+	Schedule json.RawMessage        `json:"schedule"` // the schedule document, as export --lang json writes it
+	Rows     []report.Row           `json:"rows"`     // the derived schedule first
+	Note     string                 `json:"scored_on"`
+	Segments map[string]segmentJSON `json:"segments,omitempty"`
+	Input    *fit.Report            `json:"input"`
+}
+
+type segmentJSON struct {
+	Rows []report.Row `json:"rows"`
+	Note string       `json:"scored_on"`
+}
+
+func (p Plan) writeJSON(w io.Writer, doc export.Document, secs []*section, rep *fit.Report) error {
+	var buf bytes.Buffer
+	if err := export.JSON(&buf, doc, export.JSONOptions{}); err != nil {
+		return err
+	}
+	out := planJSON{Schedule: buf.Bytes(), Rows: secs[0].Rows, Note: secs[0].Note, Input: rep}
+	for _, s := range secs[1:] {
+		if out.Segments == nil {
+			out.Segments = map[string]segmentJSON{}
+		}
+		out.Segments[s.Segment] = segmentJSON{Rows: s.Rows, Note: s.Note}
+	}
+	return report.JSON(w, out)
+}

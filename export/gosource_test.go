@@ -179,7 +179,10 @@ func TestGoSourceRuns(t *testing.T) {
 	write("poll/func.go", func(b *bytes.Buffer) error { return GoSource(b, second, fopt) })
 	write("poll/func_test.go", func(b *bytes.Buffer) error { return GoTest(b, second, fopt) })
 	write("driver/main.go", func(b *bytes.Buffer) error { _, err := b.WriteString(goDriver); return err })
-	write("go.mod", func(b *bytes.Buffer) error { _, err := b.WriteString("module example.com/gen\n\ngo 1.24\n"); return err })
+	write("go.mod", func(b *bytes.Buffer) error {
+		_, err := b.WriteString("module example.com/gen\n\ngo 1.24\n")
+		return err
+	})
 
 	env := []string{"GOFLAGS=", "GOWORK=off", "GOTOOLCHAIN=local", "GOPROXY=off", "CGO_ENABLED=0"}
 	run(t, dir, env, goTool, "vet", "./...")

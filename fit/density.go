@@ -17,9 +17,13 @@ type Atom struct {
 //
 // The distribution is a continuous part, given by PDF on the grid, plus
 // the Atoms; CDF and Survival on the grid include both. Mass that has not
-// settled by the last grid point (items still pending, or settling later)
-// is StuckShare = 1 − CDF(last grid point). Hazard is PDF/Survival of the
-// continuous part, per second. All times are seconds.
+// settled by the last grid point (items still pending, censored past the
+// last settle, or settling later) is StuckShare = 1 − CDF(last grid
+// point). Hazard is PDF/Survival, per second. All times are seconds.
+//
+// The grid is uniform for the linear and reflect domains and geometric
+// after T[0] = 0 for the log domain and parametric fits, so that data
+// spanning decades get points in every decade.
 type Density struct {
 	T        []float64 `json:"t"`        // grid, seconds, ascending, T[0] = 0
 	PDFs     []float64 `json:"pdf"`      // density of the continuous part, 1/s
@@ -29,26 +33,30 @@ type Density struct {
 
 	Atoms      []Atom  `json:"atoms"`
 	StuckShare float64 `json:"stuck_share"` // mass not settled by the last grid point
-	N          int     `json:"n"`           // items the estimate is based on
+	N          int     `json:"n"`           // items the estimate is based on (training rows with a holdout)
 	Censored   int     `json:"censored"`    // right-censored items among them
 	Method     string  `json:"method"`      // "kde", "histogram", "lognormal", …
-	Bandwidth  float64 `json:"bandwidth"`   // kernel bandwidth (in the domain's units); 0 when none
+	Bandwidth  float64 `json:"bandwidth"`   // kernel bandwidth in the domain's units (ln s for log); 0 when none
 	Domain     string  `json:"domain,omitempty"`
+
+	// BandwidthRule is the rule that chose Bandwidth ("sj", "isj", …, or
+	// "fixed" for a given number).
+	BandwidthRule string `json:"bandwidth_rule,omitempty"`
+	// Resolution is the data resolution in seconds (times are multiples
+	// of it, e.g. 1 for whole seconds); 0 for continuous data.
+	Resolution float64 `json:"resolution"`
+	// Params holds the parameters of a parametric fit (see Dist).
+	Params map[string]float64 `json:"params,omitempty"`
+	// HoldoutLogLik is the mean held-out log-likelihood per item, in
+	// log(1/s), over HoldoutN held-out items; see Options.Holdout.
+	HoldoutLogLik float64 `json:"holdout_loglik,omitempty"`
+	HoldoutN      int     `json:"holdout_n,omitempty"`
 
 	KM       *KaplanMeier `json:"km,omitempty"`
 	Warnings []string     `json:"warnings"`
 
 	// contCDF is the CDF of the continuous part on T, computed on demand.
 	contCDF []float64
-}
-
-// KaplanMeier is the product-limit estimate of survival at each distinct
-// event time, with Greenwood standard errors (Kaplan & Meier 1958;
-// Greenwood 1926).
-type KaplanMeier struct {
-	T        []float64 `json:"t"`
-	Survival []float64 `json:"survival"`
-	StdErr   []float64 `json:"std_err"`
 }
 
 // Horizon returns the last grid time, seconds.
@@ -58,7 +66,7 @@ func (d *Density) continuous() []float64 {
 	if d.contCDF == nil {
 		d.contCDF = make([]float64, len(d.T))
 		for i, t := range d.T {
-			d.contCDF[i] = d.CDFs[i] - d.atomMass(t)
+			d.contCDF[i] = math.Max(0, d.CDFs[i]-d.atomMass(t))
 		}
 	}
 	return d.contCDF
@@ -76,10 +84,11 @@ func (d *Density) atomMass(t float64) float64 {
 }
 
 // CDF returns P(T ≤ t): the continuous part interpolated linearly between
-// grid points, plus the atoms at or before t. Beyond the grid it stays at
-// its last value (the stuck share is not placed anywhere).
+// grid points, plus the atoms at or before t, so it is right-continuous
+// with a jump of an atom's mass at its time. Beyond the grid it stays at
+// its last value (the stuck share is not placed anywhere); below 0 it is 0.
 func (d *Density) CDF(t float64) float64 {
-	if t < 0 {
+	if t < 0 || math.IsNaN(t) {
 		return 0
 	}
 	c := d.continuous()
@@ -100,31 +109,40 @@ func (d *Density) CDF(t float64) float64 {
 // SurvivalAt returns P(T > t) = 1 − CDF(t).
 func (d *Density) SurvivalAt(t float64) float64 { return 1 - d.CDF(t) }
 
-// Quantile returns the smallest grid-interpolated t with CDF(t) ≥ p, or
-// +Inf when p exceeds the mass settled within the grid.
+// Quantile returns the smallest t with CDF(t) ≥ p, or +Inf when p exceeds
+// the mass settled within the grid. An atom's time is the quantile for
+// every p inside its jump.
 func (d *Density) Quantile(p float64) float64 {
-	if p > d.CDFs[len(d.CDFs)-1] {
+	if p > d.CDF(d.Horizon()) {
 		return math.Inf(1)
 	}
-	i := sort.SearchFloat64s(d.CDFs, p)
-	if i == 0 {
-		return d.T[0]
+	if p <= d.CDF(0) {
+		return 0
 	}
-	if i >= len(d.T) {
-		return d.T[len(d.T)-1]
+	// CDF is monotone and right-continuous: bisect on it, then snap to an
+	// atom whose jump holds p.
+	lo, hi := 0.0, d.Horizon()
+	for range 200 {
+		mid := lo + (hi-lo)/2
+		if mid == lo || mid == hi {
+			break
+		}
+		if d.CDF(mid) >= p {
+			hi = mid
+		} else {
+			lo = mid
+		}
 	}
-	lo, hi := d.CDFs[i-1], d.CDFs[i]
-	if hi == lo {
-		return d.T[i]
+	for _, a := range d.Atoms {
+		if a.T > lo && a.T <= hi && d.CDF(a.T) >= p {
+			return a.T
+		}
 	}
-	// An atom at T[i] makes the jump; the quantile is then T[i] itself.
-	if d.atomMass(d.T[i])-d.atomMass(d.T[i-1]) > 0 && p > lo+(hi-lo-(d.atomMass(d.T[i])-d.atomMass(d.T[i-1]))) {
-		return d.T[i]
-	}
-	return d.T[i-1] + (p-lo)/(hi-lo)*(d.T[i]-d.T[i-1])
+	return hi
 }
 
-// PDF returns the density of the continuous part at t, interpolated.
+// PDF returns the density of the continuous part at t, 1/s, interpolated
+// linearly between grid points; 0 outside the grid.
 func (d *Density) PDF(t float64) float64 {
 	if t < 0 || t > d.Horizon() {
 		return 0
@@ -137,35 +155,59 @@ func (d *Density) PDF(t float64) float64 {
 	return d.PDFs[i-1] + f*(d.PDFs[i]-d.PDFs[i-1])
 }
 
-// finish fills CDFs (from PDFs by the trapezoid rule, plus atoms, scaled
-// so that the settled mass is 1 − stuck), Survival and Hazard.
-func (d *Density) finish() {
-	n := len(d.T)
-	cont := make([]float64, n)
-	for i := 1; i < n; i++ {
-		cont[i] = cont[i-1] + (d.T[i]-d.T[i-1])*(d.PDFs[i]+d.PDFs[i-1])/2
-	}
-	atoms := 0.0
-	for _, a := range d.Atoms {
-		atoms += a.Mass
-	}
-	want := 1 - d.StuckShare - atoms
-	if cont[n-1] > 0 && want > 0 {
-		k := want / cont[n-1]
-		for i := range cont {
-			cont[i] *= k
-			d.PDFs[i] *= k
-		}
-	}
-	d.contCDF = cont
+// fill sets the grid T and evaluates the continuous part there: cont(t)
+// returns its density (1/s) and CDF (mass, not normalised); the atoms are
+// d.Atoms. It fills CDFs, Survival, Hazard and StuckShare.
+func (d *Density) fill(T []float64, cont func(t float64) (pdf, cdf float64)) {
+	n := len(T)
+	d.T = T
+	d.PDFs = make([]float64, n)
+	d.contCDF = make([]float64, n)
 	d.CDFs = make([]float64, n)
 	d.Survival = make([]float64, n)
 	d.Hazard = make([]float64, n)
-	for i, t := range d.T {
-		d.CDFs[i] = math.Min(1, cont[i]+d.atomMass(t))
+	prev := 0.0
+	for i, t := range T {
+		p, c := cont(t)
+		c = math.Max(prev, c) // numerical noise must not make the CDF fall
+		prev = c
+		d.PDFs[i] = p
+		d.contCDF[i] = c
+	}
+	for i, t := range T {
+		d.CDFs[i] = math.Min(1, d.contCDF[i]+d.atomMass(t))
 		d.Survival[i] = 1 - d.CDFs[i]
 		if d.Survival[i] > 1e-12 {
 			d.Hazard[i] = d.PDFs[i] / d.Survival[i]
 		}
 	}
+	d.StuckShare = math.Max(0, 1-d.CDFs[n-1])
+	if d.StuckShare < 1e-12 {
+		d.StuckShare = 0
+	}
+}
+
+// linGrid returns m points evenly spaced from 0 to h.
+func linGrid(h float64, m int) []float64 {
+	T := make([]float64, m)
+	for i := range T {
+		T[i] = h * float64(i) / float64(m-1)
+	}
+	T[m-1] = h
+	return T
+}
+
+// logGrid returns 0 followed by m−1 points geometrically spaced from
+// tmin to h.
+func logGrid(tmin, h float64, m int) []float64 {
+	if !(tmin > 0) || tmin >= h {
+		tmin = h / 1e3
+	}
+	T := make([]float64, m)
+	r := math.Log(h / tmin)
+	for i := 1; i < m; i++ {
+		T[i] = tmin * math.Exp(r*float64(i-1)/float64(m-2))
+	}
+	T[m-1] = h
+	return T
 }

@@ -1,24 +1,86 @@
 package fit
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
 )
 
-// Options configures Estimate. The zero value estimates a histogram
-// density on DefaultGrid points up to the largest observed time.
+// Options configures Estimate. The zero value means: Gaussian KDE of ln t
+// (DefaultDomain) with the DefaultBandwidth rule, atoms detected, on
+// DefaultGrid points up to the largest observed time, no holdout.
 type Options struct {
 	// Horizon is the last grid time, seconds; 0 means the largest time in
-	// the sample. Mass beyond it is the stuck share.
+	// the sample (censored ones included). Mass beyond it is the stuck
+	// share.
 	Horizon float64
-	// Grid is the number of grid points; 0 means DefaultGrid.
+	// Grid is the number of grid points of the result (≥ 3); 0 means
+	// DefaultGrid.
 	Grid int
+	// Method is "kde" (the default when empty), "histogram", or a
+	// parametric family fitted by maximum likelihood: "lognormal",
+	// "weibull", "gamma", "exponential".
+	Method string
+	// Bandwidth is the KDE bandwidth rule: "silverman", "scott", "sj",
+	// "isj" (empty means DefaultBandwidth), or a positive number used as
+	// the bandwidth in the domain's units (ln s in the log domain,
+	// seconds otherwise).
+	Bandwidth string
+	// Domain is where the kernel smooths: "log" (KDE of ln t mapped back
+	// by f(t) = g(ln t)/t; times equal to 0 become an atom at 0),
+	// "linear" (KDE of t, cut at 0 and renormalised) or "reflect" (KDE of
+	// t reflected at 0). Empty means DefaultDomain.
+	Domain string
+	// Atoms is "auto" (the default when empty: detect point masses by the
+	// rule in atoms.go and keep them apart) or "off".
+	Atoms string
+	// Holdout, in [0, 1), is the share of rows held out: the estimate is
+	// fitted on the rest and Density.HoldoutLogLik reports the held-out
+	// log-likelihood. 0 means no holdout.
+	Holdout float64
+	// Seed seeds the random holdout split (PCG); equal seeds give equal
+	// splits.
+	Seed uint64
 }
 
-// DefaultGrid is the default number of grid points.
-const DefaultGrid = 2048
+// Defaults used for the zero Options.
+const (
+	DefaultGrid   = 2048
+	DefaultMethod = "kde"
+	// DefaultDomain is the log domain: settle times are skewed and span
+	// decades, and it had the best held-out log-likelihood on all real
+	// datasets (docs/fit.md, "Choosing the defaults").
+	DefaultDomain = "log"
+)
+
+// Domains accepted by Options.Domain.
+const (
+	DomainLog     = "log"
+	DomainLinear  = "linear"
+	DomainReflect = "reflect"
+)
+
+// ErrOption is returned (wrapped) for an invalid Options value.
+var ErrOption = errors.New("invalid option")
+
+// maxFFT caps the FFT grid of the KDE (2^20 cells, 16 MiB per array).
+const maxFFT = 1 << 20
 
 // Estimate estimates the settle-time distribution of the sample.
+//
+// Right-censored items enter through the Kaplan–Meier estimate: each
+// settled item is weighted by its share of the KM jumps (Efron's
+// redistribution to the right), so the estimate's settled mass is
+// 1 − S_KM(last event); the rest is stuck. With Holdout, the split is
+// drawn first and the horizon default comes from the whole sample.
+//
+// Errors: ErrNoRows for an empty sample, ErrOption for bad options, a
+// sample validation error, ErrBandwidth when the bandwidth rule has no
+// answer on the data.
 func Estimate(s *Sample, opt Options) (*Density, error) {
 	if s.Len() == 0 {
 		return nil, fmt.Errorf("fit: %w", ErrNoRows)
@@ -26,49 +88,349 @@ func Estimate(s *Sample, opt Options) (*Density, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("fit: %w", err)
 	}
-	m := opt.Grid
-	if m <= 0 {
-		m = DefaultGrid
+	opt, err := opt.resolve()
+	if err != nil {
+		return nil, fmt.Errorf("fit: %w", err)
 	}
-	upper := opt.Horizon
-	if upper <= 0 {
-		for _, t := range s.Times {
-			upper = math.Max(upper, t)
-		}
-		if upper == 0 {
-			upper = 1
+	if opt.Horizon <= 0 {
+		_, hi := minMax(s.Times)
+		opt.Horizon = hi
+		if hi == 0 {
+			opt.Horizon = 1
 		}
 	}
-	d := &Density{N: s.Len(), Censored: s.CensoredCount(), Method: "histogram"}
-	d.T = make([]float64, m)
-	step := upper / float64(m-1)
-	for i := range d.T {
-		d.T[i] = float64(i) * step
+	train, test := s, (*Sample)(nil)
+	if opt.Holdout > 0 {
+		train, test = split(s, opt.Holdout, opt.Seed)
 	}
-	d.T[m-1] = upper
-	d.PDFs = make([]float64, m)
-	var total, beyond float64
-	for i, t := range s.Times {
-		w := s.Weight(i)
-		total += w
-		if t > upper || s.IsCensored(i) {
-			beyond += w
-			continue
-		}
-		j := int(t/step + 0.5)
-		if j >= m {
-			j = m - 1
-		}
-		d.PDFs[j] += w
+	d, err := estimate(train, opt)
+	if err != nil {
+		return nil, fmt.Errorf("fit: %w", err)
 	}
-	for j := range d.PDFs {
-		width := step
-		if j == 0 || j == m-1 {
-			width = step / 2
+	if test != nil {
+		ll, floored := HoldoutLogLik(d, test)
+		d.HoldoutLogLik, d.HoldoutN = ll, test.Len()
+		if floored > 0 {
+			d.warn("%d held-out items had density below %g/s (floored there)", floored, minLik)
 		}
-		d.PDFs[j] /= total * width
 	}
-	d.StuckShare = beyond / total
-	d.finish()
 	return d, nil
+}
+
+func (o Options) resolve() (Options, error) {
+	if o.Grid == 0 {
+		o.Grid = DefaultGrid
+	}
+	if o.Grid < 3 {
+		return o, fmt.Errorf("%w: grid %d: need at least 3 points", ErrOption, o.Grid)
+	}
+	o.Method = strings.ToLower(o.Method)
+	if o.Method == "" {
+		o.Method = DefaultMethod
+	}
+	if _, ok := familyParams[o.Method]; !ok && o.Method != "kde" && o.Method != "histogram" {
+		return o, fmt.Errorf("%w: method %q (want kde, histogram, lognormal, weibull, gamma or exponential)", ErrOption, o.Method)
+	}
+	if o.Bandwidth == "" {
+		o.Bandwidth = DefaultBandwidth
+	}
+	o.Domain = strings.ToLower(o.Domain)
+	if o.Domain == "" {
+		o.Domain = DefaultDomain
+	}
+	if o.Domain != DomainLog && o.Domain != DomainLinear && o.Domain != DomainReflect {
+		return o, fmt.Errorf("%w: domain %q (want log, linear or reflect)", ErrOption, o.Domain)
+	}
+	o.Atoms = strings.ToLower(o.Atoms)
+	if o.Atoms == "" {
+		o.Atoms = "auto"
+	}
+	if o.Atoms != "auto" && o.Atoms != "off" {
+		return o, fmt.Errorf("%w: atoms %q (want auto or off)", ErrOption, o.Atoms)
+	}
+	if !(o.Holdout >= 0 && o.Holdout < 1) {
+		return o, fmt.Errorf("%w: holdout %v: want a share in [0, 1)", ErrOption, o.Holdout)
+	}
+	if !(o.Horizon >= 0) || math.IsInf(o.Horizon, 0) {
+		return o, fmt.Errorf("%w: horizon %v: want seconds ≥ 0", ErrOption, o.Horizon)
+	}
+	return o, nil
+}
+
+func (d *Density) warn(format string, args ...any) {
+	d.Warnings = append(d.Warnings, fmt.Sprintf(format, args...))
+}
+
+// estimate fits the (training) sample with resolved options.
+func estimate(s *Sample, opt Options) (*Density, error) {
+	H := opt.Horizon
+	d := &Density{N: s.Len(), Censored: s.CensoredCount(), Method: opt.Method, Warnings: []string{}}
+	d.Resolution = resolution(s.Times)
+
+	// Settled items and their probability masses.
+	var t, m []float64
+	if d.Censored > 0 {
+		km, share := kaplanMeier(s)
+		d.KM = km
+		for i, v := range s.Times {
+			if !s.IsCensored(i) {
+				t = append(t, v)
+				m = append(m, share[i])
+			}
+		}
+		if len(km.Survival) > 0 {
+			if last := km.Survival[len(km.Survival)-1]; last > 0 {
+				d.warn("%.3g of the mass is beyond the last settle time %gs (censored items outlive it): counted as stuck", last, km.T[len(km.T)-1])
+			}
+		}
+		if f := float64(d.Censored) / float64(s.Len()); f > 0.5 {
+			d.warn("%.0f%% of items are censored: the tail rests on few settles", 100*f)
+		}
+	} else {
+		t = s.Times
+		if s.Weights != nil {
+			W := s.TotalWeight()
+			m = make([]float64, len(t))
+			for i, w := range s.Weights {
+				m[i] = w / W
+			}
+		}
+	}
+	if len(t) == 0 {
+		return nil, fmt.Errorf("%w: no settled items (all are censored)", ErrNoRows)
+	}
+	if len(t) < 30 {
+		d.warn("only %d settled items: the estimate is rough", len(t))
+	}
+
+	if _, ok := familyParams[opt.Method]; ok {
+		dist, err := MaxLikelihood(opt.Method, s)
+		if err != nil {
+			return nil, err
+		}
+		pd := dist.Density(H, opt.Grid)
+		pd.N, pd.Censored, pd.KM, pd.Resolution = d.N, d.Censored, d.KM, d.Resolution
+		pd.Warnings = d.Warnings
+		return pd, nil
+	}
+	d.Domain = opt.Domain
+	return d, d.smooth(t, m, opt)
+}
+
+// mass returns item i's mass (m nil: 1/len each).
+func massOf(m []float64, i, n int) float64 {
+	if m == nil {
+		return 1 / float64(n)
+	}
+	return m[i]
+}
+
+// smooth estimates the continuous part (KDE or histogram) and the atoms
+// from settled times t with masses m (nil: 1/len(t) each).
+func (d *Density) smooth(t, m []float64, opt Options) error {
+	H := opt.Horizon
+	n := len(t)
+	logDom := opt.Domain == DomainLog
+
+	// In the log domain a time of 0 has no image: zeros are an atom at 0.
+	if logDom {
+		var zero float64
+		var nz int
+		for i, v := range t {
+			if v == 0 {
+				zero += massOf(m, i, n)
+				nz++
+			}
+		}
+		if nz > 0 {
+			d.Atoms = append(d.Atoms, Atom{T: 0, Mass: zero})
+			if nz == n {
+				d.fill(linGrid(H, opt.Grid), func(float64) (float64, float64) { return 0, 0 })
+				d.warn("every settled time is 0")
+				return nil
+			}
+			t2 := make([]float64, 0, n-nz)
+			var m2 []float64
+			for i, v := range t {
+				if v > 0 {
+					t2 = append(t2, v)
+					m2 = append(m2, massOf(m, i, n))
+				}
+			}
+			t, m, n = t2, m2, len(t2)
+		}
+	}
+	// De-rounding: a time recorded as t at resolution δ lies somewhere in
+	// [t − δ/2, t + δ/2]. Spreading each item over its cell before
+	// smoothing keeps the bandwidth rules from fitting the rounding grid
+	// (ties make SJ and ISJ collapse to spikes at whole seconds). The
+	// offsets are the Weyl sequence frac(i·φ) − ½, evenly spread over any
+	// run of items, so the result is deterministic.
+	y := make([]float64, n)
+	delta := d.Resolution
+	for i, v := range t {
+		if delta > 0 {
+			v = math.Max(v+delta*(weyl(i)-0.5), math.Min(v, delta)/2)
+		}
+		if logDom {
+			v = math.Log(v)
+		}
+		y[i] = v
+	}
+	ws := wsample{x: y, w: m}
+	if n < 2 {
+		return fmt.Errorf("%w: need at least 2 settled times > 0 to smooth", ErrBandwidth)
+	}
+
+	// Atoms, judged at the data's resolution (atoms.go).
+	if opt.Atoms == "auto" {
+		atoms, m2, _ := findAtoms(t, m, d.Resolution)
+		if len(atoms) > 0 {
+			d.Atoms = append(d.Atoms, atoms...)
+			m = m2
+			ws.w = m
+		}
+	}
+	slices.SortFunc(d.Atoms, func(a, b Atom) int { return cmpFloat(a.T, b.T) })
+
+	contMass := 0.0
+	if m == nil {
+		contMass = 1
+	} else {
+		for _, v := range m {
+			contMass += v
+		}
+	}
+
+	if opt.Method == "histogram" {
+		return d.histogram(t, m, contMass, opt)
+	}
+
+	h, err := selectBandwidth(opt.Bandwidth, ws)
+	if err != nil {
+		return err
+	}
+	d.Bandwidth = h
+	d.BandwidthRule = strings.ToLower(opt.Bandwidth)
+	if _, num := parseNumber(opt.Bandwidth); num {
+		d.BandwidthRule = "fixed"
+	}
+
+	ylo, yhi := minMax(y)
+	var top float64
+	switch {
+	case logDom:
+		top = math.Min(yhi, math.Log(H))
+	default:
+		top = math.Min(yhi, H)
+	}
+	lo, hi := ylo-4*h, top+4*h
+	if opt.Domain == DomainReflect {
+		lo = -4 * h
+	}
+	size := 1 << 10
+	for size < maxFFT && ((hi-lo)/float64(size-1) > h/4 || size < opt.Grid) {
+		size *= 2
+	}
+	if dx := (hi - lo) / float64(size-1); dx > h/2 {
+		d.warn("bandwidth %.3g is small against the range: the FFT grid step is %.3g; try --domain log", h, dx)
+	}
+	mass := 0.0
+	if m == nil {
+		mass = 1 / float64(n)
+	}
+	g := gaussKDE(y, m, mass, h, lo, hi, size, opt.Domain == DomainReflect)
+
+	switch opt.Domain {
+	case DomainLog:
+		// The binned CDF already counts the kernel mass below the grid.
+		tmin := math.Exp(ylo - 3*h)
+		d.fill(logGrid(tmin, H, opt.Grid), func(x float64) (float64, float64) {
+			if x <= 0 {
+				return 0, 0
+			}
+			p, c := g.at(math.Log(x))
+			return p / x, c
+		})
+	case DomainLinear:
+		_, leak := g.at(0)
+		k := contMass / (contMass - leak)
+		d.fill(linGrid(H, opt.Grid), func(x float64) (float64, float64) {
+			p, c := g.at(x)
+			return p * k, (c - leak) * k
+		})
+		if leak > 0.01*contMass {
+			d.warn("%.1f%% of the kernel mass fell below 0 and was renormalised away; --domain log or reflect avoids it", 100*leak/contMass)
+		}
+	case DomainReflect:
+		_, c0 := g.at(0)
+		d.fill(linGrid(H, opt.Grid), func(x float64) (float64, float64) {
+			p, c := g.at(x)
+			return p, c - c0
+		})
+	}
+	d.tieWarning(t, h, logDom)
+	return nil
+}
+
+// tieWarning warns when the data resolution is coarse against the
+// kernel's width at the median time.
+func (d *Density) tieWarning(t []float64, h float64, logDom bool) {
+	if d.Resolution == 0 {
+		return
+	}
+	med := wsample{x: t}.quantiles(0.5)[0]
+	width := h
+	if logDom {
+		width = med * math.Expm1(h)
+	}
+	if d.Resolution > width {
+		d.warn("times are rounded to %gs, coarser than the kernel width %.3gs at the median: heavy ties", d.Resolution, width)
+	}
+}
+
+func parseNumber(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil
+}
+
+// histogram sets the continuous part to the empirical distribution of t
+// interpolated linearly between grid points (a histogram with one bin per
+// grid interval), on the domain's grid.
+func (d *Density) histogram(t, m []float64, contMass float64, opt Options) error {
+	H := opt.Horizon
+	var T []float64
+	if opt.Domain == DomainLog {
+		lo, _ := minMax(t)
+		T = logGrid(lo/2, H, opt.Grid)
+	} else {
+		T = linGrid(H, opt.Grid)
+	}
+	cum := make([]float64, len(T))
+	n := len(t)
+	for i, v := range t {
+		j := sort.SearchFloat64s(T, v) // first grid point ≥ v
+		if j < len(T) {
+			cum[j] += massOf(m, i, n)
+		}
+	}
+	for j := 1; j < len(cum); j++ {
+		cum[j] += cum[j-1]
+	}
+	pdf := make([]float64, len(T))
+	for j := range T {
+		a, b := max(j-1, 0), min(j+1, len(T)-1)
+		pdf[j] = (cum[b] - cum[a]) / (T[b] - T[a])
+	}
+	k := 0
+	d.fill(T, func(float64) (float64, float64) { v := [2]float64{pdf[k], cum[k]}; k++; return v[0], v[1] })
+	return nil
+}
+
+// weyl returns frac(i·φ), φ the golden ratio: a low-discrepancy sequence
+// in [0, 1) (Weyl 1916).
+func weyl(i int) float64 {
+	const phi = 0.6180339887498949
+	_, f := math.Modf(float64(i) * phi)
+	return f
 }

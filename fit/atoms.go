@@ -1,0 +1,205 @@
+package fit
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mathext"
+)
+
+// Atom detection.
+//
+// A value v is an atom when far more items settle exactly at v than the
+// smooth density puts in v's resolution cell. With data resolution δ
+// (Resolution: times are multiples of δ), the smooth expectation μ is
+// the mean count of the neighbouring cells v ± kδ, k = 1…5: a locally
+// linear density gives every cell of a symmetric window the same
+// expected count, and leaving v's own cell out keeps the atom from
+// inflating its own reference. Cells below 0 do not exist and are not
+// counted (0 is compared with its right neighbours only). For continuous data (δ = 0) exact ties have probability 0, so
+// μ = 0. With c items at v, v is an atom when all of
+//
+//	c ≥ AtomMinCount                        (5)
+//	c ≥ AtomMinRatio·μ                      (2: twice the smooth count)
+//	(c − μ)/n ≥ AtomMinMass                 (0.5 % of all items)
+//	P(Poisson(μ) ≥ c) ≤ AtomAlpha/m         (0.001, Bonferroni over m values tested)
+//
+// hold. The atom's mass is the excess (c − μ)/c of the items' mass at v;
+// the remaining μ items stay in the continuous part. Rounding alone
+// (every value repeated because times are whole seconds) gives c ≈ μ and
+// no atoms; the ratio and mass floors keep the test from flagging the
+// small bumps that a large sample makes significant.
+const (
+	AtomMinCount = 5
+	AtomMinRatio = 2.0
+	AtomMinMass  = 0.005
+	AtomAlpha    = 0.001
+)
+
+// atomCells is the number of neighbouring cells on each side that give
+// the smooth expectation. An atom is a single-value spike, so the window
+// only needs the density to be locally linear over ±5 cells; a wider
+// window (say the bandwidth) would call every tight cluster an atom.
+const atomCells = 5
+
+// atomScreen is the sample size above which candidates are screened on
+// an evenly strided subsample before the exact count over all items.
+const atomScreen = 1 << 18
+
+// resolution returns the data resolution: the largest δ in {1, 2, 5} ×
+// 10^k (k = −6…3), 60 or 3600 such that at least 99 % of the positive
+// times are whole multiples of δ; 0 when there is none (continuous data).
+func resolution(t []float64) float64 {
+	cands := []float64{3600, 60}
+	for e := 3; e >= -6; e-- {
+		p := math.Pow(10, float64(e))
+		cands = append(cands, 5*p, 2*p, p)
+	}
+	// Test on at most 100 000 evenly spread items: the answer only
+	// decides cell widths.
+	step := max(1, len(t)/100_000)
+	for _, d := range cands {
+		var pos, bad int
+		for i := 0; i < len(t); i += step {
+			v := t[i]
+			if v <= 0 {
+				continue
+			}
+			pos++
+			q := v / d
+			if math.Abs(q-math.Round(q)) > 1e-6*math.Max(1, q) {
+				bad++
+			}
+		}
+		if pos > 0 && float64(bad) <= 0.01*float64(pos) {
+			return d
+		}
+	}
+	return 0
+}
+
+// atomTest is the outcome of the atom test at one value.
+type atomTest struct {
+	V        float64
+	Count    float64 // items at V
+	Expected float64 // μ, items the smooth density puts in V's cell
+	Mass     float64 // mass of the items at V
+	P        float64 // P(Poisson(μ) ≥ Count)
+}
+
+// findAtoms applies the atom rule to the settled items t with masses m
+// (nil: 1/len(t) each) at resolution delta. It returns the atoms and the masses of the
+// items with the atoms' share removed (m itself when there are no atoms).
+func findAtoms(t, m []float64, delta float64) ([]Atom, []float64, []atomTest) {
+	n := len(t)
+	if n < AtomMinCount {
+		return nil, m, nil
+	}
+	// Candidates: values frequent in a (sub)sample.
+	sub := t
+	if n > atomScreen {
+		sub = make([]float64, 0, atomScreen)
+		step := float64(n) / atomScreen
+		for k := range atomScreen {
+			sub = append(sub, t[int(float64(k)*step)])
+		}
+	} else {
+		sub = slices.Clone(t)
+	}
+	slices.Sort(sub)
+	minSub := math.Max(AtomMinCount, 0.5*AtomMinMass*float64(len(sub)))
+	if n > atomScreen {
+		minSub = 0.5 * AtomMinMass * float64(len(sub))
+	}
+	var cand []float64
+	for i := 0; i < len(sub); {
+		j := i
+		for j < len(sub) && sub[j] == sub[i] {
+			j++
+		}
+		if float64(j-i) >= minSub {
+			cand = append(cand, sub[i])
+		}
+		i = j
+	}
+	if len(cand) == 0 {
+		return nil, m, nil
+	}
+	// Exact counts at each candidate and in its window.
+	type win struct{ lo, hi float64 }
+	wins := make([]win, len(cand))
+	cells := make([]float64, len(cand))
+	for k, v := range cand {
+		if delta == 0 {
+			wins[k] = win{v, v}
+			continue
+		}
+		K := float64(atomCells)
+		left := math.Min(K, math.Round(v/delta))
+		wins[k] = win{v - (left+0.5)*delta, v + (K+0.5)*delta}
+		cells[k] = K + left
+	}
+	cnt := make([]float64, len(cand))
+	wcnt := make([]float64, len(cand))
+	mass := make([]float64, len(cand))
+	var maxLeft, maxRight float64
+	for k, v := range cand {
+		maxLeft = math.Max(maxLeft, v-wins[k].lo)
+		maxRight = math.Max(maxRight, wins[k].hi-v)
+	}
+	unit := 1 / float64(n)
+	for i, x := range t {
+		// Windows may overlap and differ in width: look at every
+		// candidate whose centre is close enough for its window to hold x.
+		k, _ := slices.BinarySearch(cand, x-maxRight)
+		for ; k < len(cand) && cand[k] <= x+maxLeft; k++ {
+			if x < wins[k].lo || x > wins[k].hi {
+				continue
+			}
+			wcnt[k]++
+			if x == cand[k] {
+				cnt[k]++
+				if m == nil {
+					mass[k] += unit
+				} else {
+					mass[k] += m[i]
+				}
+			}
+		}
+	}
+	var tests []atomTest
+	var atoms []Atom
+	scale := map[float64]float64{}
+	for k, v := range cand {
+		mu := 0.0
+		if delta > 0 && cells[k] > 0 {
+			mu = (wcnt[k] - cnt[k]) / cells[k]
+		}
+		p := 0.0
+		if mu > 0 {
+			p = mathext.GammaIncReg(cnt[k], mu)
+		}
+		tests = append(tests, atomTest{V: v, Count: cnt[k], Expected: mu, Mass: mass[k], P: p})
+		excess := (cnt[k] - mu) / cnt[k]
+		if cnt[k] >= AtomMinCount && cnt[k] >= AtomMinRatio*mu &&
+			(cnt[k]-mu)/float64(n) >= AtomMinMass && p <= AtomAlpha/float64(len(cand)) {
+			atoms = append(atoms, Atom{T: v, Mass: mass[k] * excess})
+			scale[v] = 1 - excess
+		}
+	}
+	if len(atoms) == 0 {
+		return nil, m, tests
+	}
+	out := make([]float64, n)
+	for i, x := range t {
+		w := unit
+		if m != nil {
+			w = m[i]
+		}
+		if f, ok := scale[x]; ok {
+			w *= f
+		}
+		out[i] = w
+	}
+	return atoms, out, tests
+}

@@ -3,6 +3,7 @@ package fit
 import (
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -11,17 +12,29 @@ import (
 
 // Sentinel errors wrapped by ParseError; check them with errors.Is.
 var (
-	ErrMissingColumn = errors.New("column not found")
-	ErrEmptyValue    = errors.New("empty value")
-	ErrNotNumber     = errors.New("not a number or duration")
-	ErrNotFinite     = errors.New("not a finite number")
-	ErrNegative      = errors.New("negative duration")
-	ErrNoRows        = errors.New("no data rows")
+	ErrMissingColumn  = errors.New("column not found")
+	ErrEmptyValue     = errors.New("empty value")
+	ErrNotNumber      = errors.New("not a number or duration")
+	ErrNotFinite      = errors.New("not a finite number")
+	ErrNegative       = errors.New("negative duration")
+	ErrNoRows         = errors.New("no data rows")
+	ErrBadTimestamp   = errors.New("bad timestamp")
+	ErrEndBeforeStart = errors.New("end before start")
+	ErrNoObservation  = errors.New("pending row without end time or observation time")
+	ErrFieldCount     = errors.New("wrong number of fields")
+	ErrNotUTF8        = errors.New("invalid UTF-8")
+	ErrQuote          = errors.New("bad quoting")
+	ErrWrongType      = errors.New("wrong column type")
+	ErrBadBin         = errors.New("bad bin")
+	ErrCorrupt        = errors.New("corrupt or truncated file")
+	ErrNoFiles        = errors.New("no input files")
 )
 
-// ParseError reports bad input at a position. Row is the 1-based line of
-// a CSV file, header included (0 when not known); for Parquet RowGroup is
-// the 0-based row group and Row the row within it.
+// ParseError reports bad input at a position. For CSV, Row is the 1-based
+// line of the file where the record starts, header included, and RowGroup
+// is -1. For Parquet, RowGroup is the 0-based row group and Row the 1-based
+// row within it. Row is 0 when the error is not about one row (a missing
+// column, an empty file).
 type ParseError struct {
 	File     string
 	Row      int
@@ -35,8 +48,10 @@ func (e *ParseError) Error() string {
 	b.WriteString(e.File)
 	if e.RowGroup >= 0 {
 		fmt.Fprintf(&b, ": row group %d", e.RowGroup)
-	}
-	if e.Row > 0 {
+		if e.Row > 0 {
+			fmt.Fprintf(&b, ", row %d", e.Row)
+		}
+	} else if e.Row > 0 {
 		fmt.Fprintf(&b, ": row %d", e.Row)
 	}
 	if e.Column != "" {
@@ -49,10 +64,11 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// Unit is the unit of bare numbers in a duration column.
+// Unit is the unit of bare numbers in a duration column, or of epoch
+// timestamps.
 type Unit time.Duration
 
-// Units accepted by --unit.
+// Units accepted by --unit and --epoch.
 const (
 	Millisecond = Unit(time.Millisecond)
 	Second      = Unit(time.Second)
@@ -60,7 +76,7 @@ const (
 	Hour        = Unit(time.Hour)
 )
 
-// ParseUnit parses "ms", "s", "m" or "h".
+// ParseUnit parses "ms", "s", "m" or "h"; "" means seconds.
 func ParseUnit(s string) (Unit, error) {
 	switch s {
 	case "ms":
@@ -83,15 +99,93 @@ func (u Unit) seconds() float64 {
 	return time.Duration(u).Seconds()
 }
 
+// ReadOptions says where the settle times are in the input and how to read
+// them. The zero value reads nothing useful: set Column, or Start and End,
+// or Binned.
+//
+// A row's settle time is either the value of Column (a duration), or
+// End − Start (two timestamps). A row whose Status is one of Pending is
+// still pending at the end of observation: its time is its age then and
+// it is marked right-censored. Every other status (failed included) is a
+// settle. A row whose Status is one of ExcludeStatus is left out and
+// counted in Report.Excluded.
+type ReadOptions struct {
+	// Column is the name of the duration column: seconds (or Unit) as
+	// integer or decimal numbers, Go duration strings ("1.5s", "2m"), or a
+	// Parquet integer, floating or duration column. Leave it empty when
+	// Start and End are set.
+	Column string
+	// Unit is the unit of bare numbers in Column and in binned bounds;
+	// 0 means seconds.
+	Unit Unit
+	// DropInvalid drops rows with bad values instead of failing; each
+	// drop is counted per reason in Report.Dropped.
+	DropInvalid bool
+	// Delimiter separates CSV fields; 0 means ','. It must be an ASCII
+	// character other than '"', '\r' and '\n'.
+	Delimiter rune
+
+	// Start and End name two timestamp columns; the settle time is
+	// End − Start. Text timestamps are RFC 3339, with or without
+	// fractional seconds, 'T' or ' ' between date and time, and an
+	// optional zone (none means UTC); with Epoch set they are epoch
+	// numbers. Parquet timestamp columns are read as they are.
+	Start, End string
+	// Epoch is the unit of numeric timestamps (Second or Millisecond);
+	// 0 means timestamps are RFC 3339 text or Parquet timestamps.
+	Epoch Unit
+
+	// Status names the outcome column. Empty means no column: then, with
+	// Start and End, a row with an empty End is pending.
+	Status string
+	// Pending lists the Status values of rows still pending at the end of
+	// observation (right-censored). Their age is, in order of preference:
+	// the duration in Column; End − Start when End is not empty;
+	// ObservedAt − Start.
+	Pending []string
+	// ObservedAt is when observation ended (the log's export time); the
+	// zero value means unknown, and a pending row that needs it is an
+	// error (ErrNoObservation).
+	ObservedAt time.Time
+	// ExcludeStatus lists Status values whose rows are left out on
+	// purpose (counted in Report.Excluded), such as "cancelled".
+	ExcludeStatus []string
+
+	// Segment names a column whose values split the sample (Sample.Segment).
+	// In a Hive-partitioned directory (dir/method=momo/part-0.parquet) a
+	// partition key is a column too.
+	Segment string
+
+	// Binned reads pre-aggregated histogram rows instead of one row per
+	// item: see ReadBinned for the columns and how counts become weights.
+	Binned bool
+	// Bins names the columns of binned input; zero fields mean the
+	// DefaultBinColumns names.
+	Bins BinColumns
+
+	// Progress, when not nil, receives a progress bar for long reads (the
+	// CLI passes os.Stderr when it is a terminal and --quiet is not set).
+	Progress io.Writer
+	// Workers is the number of goroutines parsing in parallel; 0 means
+	// GOMAXPROCS.
+	Workers int
+}
+
 // Report counts what happened to the rows of an input: every row read is
-// used, excluded on purpose, or dropped for a reason. Nothing is dropped
-// without being counted here.
+// used, excluded on purpose, or dropped for a reason, so
+// Read = Used + Excluded + DroppedTotal(). Nothing is dropped without being
+// counted here. For binned input rows are bins; Items and Censored then
+// count the items the bins stand for.
 type Report struct {
 	Read     int            `json:"read"`
 	Used     int            `json:"used"`
 	Censored int            `json:"censored"`
 	Excluded int            `json:"excluded"`
 	Dropped  map[string]int `json:"dropped"`
+	// Files is the number of input files read.
+	Files int `json:"files,omitempty"`
+	// Items is the total count of binned input (0 for raw input).
+	Items float64 `json:"items,omitempty"`
 }
 
 func (r *Report) drop(reason string) {
@@ -126,4 +220,20 @@ func (r *Report) String() string {
 		b.WriteString(")")
 	}
 	return b.String()
+}
+
+// add merges the counts of o into r.
+func (r *Report) add(o *Report) {
+	r.Read += o.Read
+	r.Used += o.Used
+	r.Censored += o.Censored
+	r.Excluded += o.Excluded
+	r.Files += o.Files
+	r.Items += o.Items
+	for k, v := range o.Dropped {
+		if r.Dropped == nil {
+			r.Dropped = map[string]int{}
+		}
+		r.Dropped[k] += v
+	}
 }

@@ -1,0 +1,440 @@
+package fit
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// pqBatchRows is how many rows the Parquet reader decodes at a time.
+const pqBatchRows = 1 << 16
+
+// pqFile is the layout of one Parquet file: which leaf column holds each
+// role, and the partition values of the roles it has no column for.
+type pqFile struct {
+	in       input
+	leaf     [nRoles]int // -1 when the role is unused or a constant
+	consts   [nRoles][]byte
+	rowGroup []int64 // rows per row group
+}
+
+// pqUnit is one row group of one file: the unit of parallel work.
+type pqUnit struct {
+	file, rg int
+	b        batch
+	err      error
+	done     chan struct{}
+}
+
+// readParquet reads Parquet files into m, row groups in parallel and
+// merged in file order. With multi, a file without rows is skipped.
+func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) error {
+	files := make([]*pqFile, len(ins))
+	var units []*pqUnit
+	for i, in := range ins {
+		f, err := openParquetLayout(in, p)
+		if err != nil {
+			return err
+		}
+		files[i] = f
+		for rg := range f.rowGroup {
+			units = append(units, &pqUnit{file: i, rg: rg, done: make(chan struct{})})
+		}
+	}
+	rows := int64(0)
+	for _, f := range files {
+		for _, n := range f.rowGroup {
+			rows += n
+		}
+	}
+	m.reserve(int(rows))
+	if rows == 0 && !multi {
+		return &ParseError{File: ins[0].path, RowGroup: -1, Err: fmt.Errorf("%w: the file has no rows", ErrNoRows)}
+	}
+
+	workers := p.opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var next atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range min(workers, len(units)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var r pqReader
+			defer r.close()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(units) {
+					return
+				}
+				u := units[k]
+				if !stop.Load() {
+					u.err = r.read(files[u.file], u.rg, p, &u.b)
+				}
+				close(u.done)
+			}
+		}()
+	}
+	var firstErr error
+	for _, u := range units {
+		<-u.done
+		if firstErr != nil {
+			continue
+		}
+		f := files[u.file]
+		switch {
+		case u.err != nil:
+			firstErr = u.err
+		case u.b.err != nil:
+			e := u.b.err
+			e.File, e.RowGroup = f.in.path, u.rg
+			firstErr = e
+		default:
+			m.add(&u.b)
+			u.b = batch{}
+			if n := f.rowGroup[u.rg]; n > 0 {
+				total := int64(0)
+				for _, x := range f.rowGroup {
+					total += x
+				}
+				bar.add(f.in.size * n / total)
+			}
+		}
+		if firstErr != nil {
+			stop.Store(true)
+		}
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// openParquetLayout reads a file's footer and finds the columns in use.
+func openParquetLayout(in input, p *plan) (f *pqFile, err error) {
+	rdr, err := openParquet(in.path)
+	if err != nil {
+		return nil, err
+	}
+	defer rdr.Close()
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		return nil, &ParseError{File: in.path, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+	}
+	f = &pqFile{in: in}
+	for rg := range rdr.NumRowGroups() {
+		f.rowGroup = append(f.rowGroup, rdr.MetaData().RowGroup(rg).NumRows())
+	}
+	var names []string
+	for _, sf := range fr.Manifest.Fields {
+		names = append(names, sf.Field.Name)
+	}
+	for r := range nRoles {
+		f.leaf[r] = -1
+		name := p.names[r]
+		if name == "" {
+			continue
+		}
+		i := slices.Index(names, name)
+		if i < 0 {
+			if v, ok := in.part[name]; ok {
+				f.consts[r] = []byte(v)
+				continue
+			}
+			if role(r) == roleCensCount && p.opt.Bins.Censored == "" {
+				continue
+			}
+			have := strings.Join(names, ", ")
+			for k := range in.part {
+				have += ", " + k + " (partition)"
+			}
+			return nil, &ParseError{File: in.path, RowGroup: -1, Column: name, Err: fmt.Errorf("%w; the file has %s", ErrMissingColumn, have)}
+		}
+		sf := fr.Manifest.Fields[i]
+		if !sf.IsLeaf() {
+			return nil, &ParseError{File: in.path, RowGroup: -1, Column: name, Err: fmt.Errorf("%w: want %s, found %s", ErrWrongType, wantType(p, role(r)), sf.Field.Type)}
+		}
+		if err := checkType(p, role(r), sf.Field.Type); err != nil {
+			return nil, &ParseError{File: in.path, RowGroup: -1, Column: name, Err: err}
+		}
+		f.leaf[r] = sf.ColIndex
+	}
+	return f, nil
+}
+
+func openParquet(path string) (rdr *file.Reader, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &ParseError{File: path, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, r)}
+		}
+	}()
+	rdr, err = file.OpenParquetFile(path, false)
+	if err != nil {
+		return nil, &ParseError{File: path, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+	}
+	return rdr, nil
+}
+
+// wantType describes the Arrow types a role accepts, for errors.
+func wantType(p *plan, r role) string {
+	switch r {
+	case roleStart, roleEnd:
+		if p.epochNs > 0 {
+			return "a timestamp, date, string or epoch number"
+		}
+		return "a timestamp, date or string (or set Epoch for epoch numbers)"
+	case roleStatus, roleSegment:
+		return "a string, integer or boolean"
+	case roleCount, roleCensCount:
+		return "a number"
+	}
+	return "a number, duration or string"
+}
+
+func checkType(p *plan, r role, t arrow.DataType) error {
+	if d, ok := t.(*arrow.DictionaryType); ok {
+		t = d.ValueType
+	}
+	id := t.ID()
+	isNum := arrow.IsInteger(id) || arrow.IsFloating(id) && id != arrow.FLOAT16
+	isText := id == arrow.STRING || id == arrow.LARGE_STRING || id == arrow.BINARY || id == arrow.LARGE_BINARY || id == arrow.STRING_VIEW || id == arrow.BINARY_VIEW
+	ok := false
+	switch r {
+	case roleStart, roleEnd:
+		ok = id == arrow.TIMESTAMP || id == arrow.DATE32 || id == arrow.DATE64 || isText || (isNum && p.epochNs > 0)
+	case roleStatus, roleSegment:
+		ok = isText || arrow.IsInteger(id) || id == arrow.BOOL
+	case roleCount, roleCensCount:
+		ok = isNum || isText
+	default:
+		ok = isNum || isText || id == arrow.DURATION
+	}
+	if !ok {
+		return fmt.Errorf("%w: want %s, found %s", ErrWrongType, wantType(p, r), t)
+	}
+	return nil
+}
+
+// pqReader reads row groups, keeping the last file open.
+type pqReader struct {
+	path  string
+	rdr   *file.Reader
+	fr    *pqarrow.FileReader
+	cells [nRoles]cell
+	get   [nRoles]func(i int, c *cell)
+	texts [nRoles][]byte
+}
+
+func (r *pqReader) close() {
+	if r.rdr != nil {
+		r.rdr.Close()
+		r.rdr = nil
+	}
+}
+
+// read decodes row group rg of f into b. Errors about the data go to
+// b.err (row local to the row group); others are returned.
+func (r *pqReader) read(f *pqFile, rg int, p *plan, b *batch) (err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			err = &ParseError{File: f.in.path, RowGroup: rg, Err: fmt.Errorf("%w: %v", ErrCorrupt, x)}
+		}
+	}()
+	if r.path != f.in.path {
+		r.close()
+		rdr, err := openParquet(f.in.path)
+		if err != nil {
+			return err
+		}
+		props := pqarrow.ArrowReadProperties{BatchSize: pqBatchRows}
+		for _, ro := range []role{roleStatus, roleSegment} {
+			if f.leaf[ro] >= 0 {
+				props.SetReadDict(f.leaf[ro], true)
+			}
+		}
+		fr, err := pqarrow.NewFileReader(rdr, props, memory.DefaultAllocator)
+		if err != nil {
+			rdr.Close()
+			return &ParseError{File: f.in.path, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+		}
+		r.path, r.rdr, r.fr = f.in.path, rdr, fr
+	}
+	var leaves []int
+	for _, l := range f.leaf {
+		if l >= 0 && !slices.Contains(leaves, l) {
+			leaves = append(leaves, l)
+		}
+	}
+	slices.Sort(leaves)
+	rr, err := r.fr.GetRecordReader(context.Background(), leaves, []int{rg})
+	if err != nil {
+		return &ParseError{File: f.in.path, RowGroup: rg, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+	}
+	defer rr.Release()
+	for ro := range nRoles {
+		r.cells[ro] = cell{}
+		if c := f.consts[ro]; c != nil {
+			r.cells[ro] = cell{kind: cellText, b: c}
+		}
+	}
+	// Size the batch once: growing a row group's worth by append costs
+	// more than decoding it.
+	n := int(f.rowGroup[rg])
+	b.times = make([]float64, 0, n)
+	if p.names[roleSegment] != "" {
+		b.seg = make([]int32, 0, n)
+	}
+	base := 0
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		var active []role
+		for ro := range nRoles {
+			r.get[ro] = nil
+			if f.leaf[ro] < 0 {
+				continue
+			}
+			name := p.names[ro]
+			idx := rec.Schema().FieldIndices(name)
+			if len(idx) == 0 {
+				return &ParseError{File: f.in.path, RowGroup: rg, Column: name, Err: ErrMissingColumn}
+			}
+			r.get[ro] = r.getter(role(ro), rec.Column(idx[0]))
+			active = append(active, role(ro))
+		}
+		n := int(rec.NumRows())
+		for i := range n {
+			for _, ro := range active {
+				r.get[ro](i, &r.cells[ro])
+			}
+			if ro, err := p.row(b, &r.cells); err != nil {
+				b.err = &ParseError{Row: base + i + 1, Column: p.names[ro], Err: err}
+				return nil
+			}
+		}
+		base += n
+	}
+	if err := rr.Err(); err != nil {
+		return &ParseError{File: f.in.path, RowGroup: rg, Row: base + 1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+	}
+	return nil
+}
+
+// getter returns a function that loads row i of a into a cell. Text roles
+// (status, segment) get text whatever the column type.
+func (r *pqReader) getter(ro role, a arrow.Array) func(i int, c *cell) {
+	text := ro == roleStatus || ro == roleSegment
+	nulls := a.NullN() > 0
+	wrap := func(f func(i int, c *cell)) func(i int, c *cell) {
+		if !nulls {
+			return f
+		}
+		return func(i int, c *cell) {
+			if a.IsNull(i) {
+				*c = cell{}
+				return
+			}
+			f(i, c)
+		}
+	}
+	num := func(v func(i int) float64) func(i int, c *cell) {
+		return wrap(func(i int, c *cell) { *c = cell{kind: cellNum, f: v(i)} })
+	}
+	integer := func(v func(i int) int64) func(i int, c *cell) {
+		if text {
+			return wrap(func(i int, c *cell) {
+				r.texts[ro] = strconv.AppendInt(r.texts[ro][:0], v(i), 10)
+				*c = cell{kind: cellText, b: r.texts[ro]}
+			})
+		}
+		return num(func(i int) float64 { return float64(v(i)) })
+	}
+	str := func(v func(i int) string) func(i int, c *cell) {
+		return wrap(func(i int, c *cell) {
+			s := v(i)
+			*c = cell{kind: cellText, b: unsafe.Slice(unsafe.StringData(s), len(s))}
+		})
+	}
+	switch a := a.(type) {
+	case *array.Float64:
+		v := a.Float64Values()
+		return num(func(i int) float64 { return v[i] })
+	case *array.Float32:
+		v := a.Float32Values()
+		return num(func(i int) float64 { return float64(v[i]) })
+	case *array.Int64:
+		v := a.Int64Values()
+		return integer(func(i int) int64 { return v[i] })
+	case *array.Int32:
+		v := a.Int32Values()
+		return integer(func(i int) int64 { return int64(v[i]) })
+	case *array.Int16:
+		v := a.Int16Values()
+		return integer(func(i int) int64 { return int64(v[i]) })
+	case *array.Int8:
+		v := a.Int8Values()
+		return integer(func(i int) int64 { return int64(v[i]) })
+	case *array.Uint64:
+		v := a.Uint64Values()
+		return num(func(i int) float64 { return float64(v[i]) })
+	case *array.Uint32:
+		v := a.Uint32Values()
+		return integer(func(i int) int64 { return int64(v[i]) })
+	case *array.Uint16:
+		v := a.Uint16Values()
+		return integer(func(i int) int64 { return int64(v[i]) })
+	case *array.Uint8:
+		v := a.Uint8Values()
+		return integer(func(i int) int64 { return int64(v[i]) })
+	case *array.Duration:
+		v, mult := a.DurationValues(), int64(a.DataType().(*arrow.DurationType).Unit.Multiplier())
+		return wrap(func(i int, c *cell) { *c = cell{kind: cellNanos, ns: int64(v[i]) * mult} })
+	case *array.Timestamp:
+		v, mult := a.TimestampValues(), int64(a.DataType().(*arrow.TimestampType).Unit.Multiplier())
+		return wrap(func(i int, c *cell) { *c = cell{kind: cellNanos, ns: int64(v[i]) * mult} })
+	case *array.Date32:
+		v := a.Date32Values()
+		return wrap(func(i int, c *cell) { *c = cell{kind: cellNanos, ns: int64(v[i]) * 86400e9} })
+	case *array.Date64:
+		v := a.Date64Values()
+		return wrap(func(i int, c *cell) { *c = cell{kind: cellNanos, ns: int64(v[i]) * 1e6} })
+	case *array.String:
+		return str(a.Value)
+	case *array.LargeString:
+		return str(a.Value)
+	case *array.StringView:
+		return str(a.Value)
+	case *array.Binary:
+		return wrap(func(i int, c *cell) { *c = cell{kind: cellText, b: a.Value(i)} })
+	case *array.LargeBinary:
+		return wrap(func(i int, c *cell) { *c = cell{kind: cellText, b: a.Value(i)} })
+	case *array.Boolean:
+		return wrap(func(i int, c *cell) {
+			*c = cell{kind: cellText, b: []byte(strconv.FormatBool(a.Value(i)))}
+		})
+	case *array.Dictionary:
+		dict := r.getter(ro, a.Dictionary())
+		// Resolve each dictionary entry once per batch.
+		vals := make([]cell, a.Dictionary().Len())
+		for k := range vals {
+			dict(k, &vals[k])
+			if vals[k].kind == cellText {
+				vals[k].b = slices.Clone(vals[k].b)
+			}
+		}
+		return wrap(func(i int, c *cell) { *c = vals[a.GetValueIndex(i)] })
+	}
+	return func(i int, c *cell) { *c = cell{} } // excluded by checkType
+}

@@ -1,0 +1,583 @@
+package fit
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// role is what a column is used for.
+type role int
+
+const (
+	roleDur role = iota
+	roleStart
+	roleEnd
+	roleStatus
+	roleSegment
+	roleLower
+	roleUpper
+	roleCount
+	roleCensCount
+	nRoles
+)
+
+// cellKind says how a cell holds its value: CSV gives text, Parquet gives
+// numbers or nanoseconds from typed columns.
+type cellKind uint8
+
+const (
+	cellEmpty cellKind = iota
+	cellText           // b holds the text
+	cellNum            // f holds a bare number (Unit, or Epoch for timestamps)
+	cellNanos          // ns holds nanoseconds (Arrow duration or timestamp)
+)
+
+// cell is one value of one row, in whatever form the input had it.
+type cell struct {
+	kind cellKind
+	b    []byte
+	f    float64
+	ns   int64
+}
+
+// Drop reasons, in Report.Dropped.
+const (
+	reasonEmpty = iota
+	reasonNotNumber
+	reasonNotFinite
+	reasonNegative
+	reasonTimestamp
+	reasonEndBeforeStart
+	reasonNoObservation
+	reasonFields
+	reasonUTF8
+	reasonBin
+	nReasons
+)
+
+var reasonNames = [nReasons]string{
+	"empty", "not a number", "not finite", "negative", "bad timestamp",
+	"end before start", "no observation time", "wrong field count", "invalid utf-8", "bad bin",
+}
+
+// reasonOf maps an error to its drop reason; ok is false for errors that
+// DropInvalid must not hide (quoting, I/O).
+func reasonOf(err error) (int, bool) {
+	switch {
+	case errors.Is(err, ErrEmptyValue):
+		return reasonEmpty, true
+	case errors.Is(err, ErrNotFinite):
+		return reasonNotFinite, true
+	case errors.Is(err, ErrNegative):
+		return reasonNegative, true
+	case errors.Is(err, ErrNotNumber):
+		return reasonNotNumber, true
+	case errors.Is(err, ErrBadTimestamp):
+		return reasonTimestamp, true
+	case errors.Is(err, ErrEndBeforeStart):
+		return reasonEndBeforeStart, true
+	case errors.Is(err, ErrNoObservation):
+		return reasonNoObservation, true
+	case errors.Is(err, ErrFieldCount):
+		return reasonFields, true
+	case errors.Is(err, ErrNotUTF8):
+		return reasonUTF8, true
+	case errors.Is(err, ErrBadBin):
+		return reasonBin, true
+	}
+	return 0, false
+}
+
+// plan is ReadOptions checked and turned into what the row loop needs.
+type plan struct {
+	opt         ReadOptions
+	names       [nRoles]string // column per role; "" when unused
+	unitSec     float64
+	epochNs     int64 // nanoseconds per epoch unit; 0 means text timestamps
+	pending     []string
+	exclude     []string
+	observedNs  int64
+	hasObserved bool
+}
+
+func newPlan(opt ReadOptions) (*plan, error) {
+	p := &plan{opt: opt, unitSec: opt.Unit.seconds()}
+	if opt.Unit < 0 {
+		return nil, fmt.Errorf("unit %v: want a positive unit", time.Duration(opt.Unit))
+	}
+	switch opt.Epoch {
+	case 0:
+	case Second, Millisecond:
+		p.epochNs = int64(opt.Epoch)
+	default:
+		return nil, fmt.Errorf("epoch unit %v: want s or ms", time.Duration(opt.Epoch))
+	}
+	if d := opt.Delimiter; d != 0 && (d == '"' || d == '\r' || d == '\n' || d >= utf8.RuneSelf) {
+		return nil, fmt.Errorf("delimiter %q: want one ASCII character other than a quote or line break", d)
+	}
+	if opt.Binned {
+		b := opt.Bins.withDefaults()
+		p.names[roleLower], p.names[roleUpper], p.names[roleCount], p.names[roleCensCount] = b.Lower, b.Upper, b.Count, b.Censored
+		if opt.Column != "" || opt.Start != "" || opt.End != "" || opt.Status != "" {
+			return nil, errors.New("binned input takes no duration, start, end or status column")
+		}
+	} else {
+		switch {
+		case opt.Column != "" && (opt.Start != "" || opt.End != ""):
+			return nil, errors.New("set either a duration column or start and end columns, not both")
+		case opt.Column == "" && (opt.Start == "" || opt.End == ""):
+			return nil, errors.New("set a duration column, or both start and end columns")
+		}
+		p.names[roleDur], p.names[roleStart], p.names[roleEnd] = opt.Column, opt.Start, opt.End
+	}
+	p.names[roleStatus], p.names[roleSegment] = opt.Status, opt.Segment
+	if (len(opt.Pending) > 0 || len(opt.ExcludeStatus) > 0) && opt.Status == "" {
+		return nil, errors.New("pending and excluded values need a status column")
+	}
+	// Sets of statuses are a few values: slices are faster than maps.
+	p.pending = slices.Compact(slices.Sorted(slices.Values(opt.Pending)))
+	p.exclude = slices.Compact(slices.Sorted(slices.Values(opt.ExcludeStatus)))
+	for _, v := range p.pending {
+		if slices.Contains(p.exclude, v) {
+			return nil, fmt.Errorf("status %q is both pending and excluded", v)
+		}
+	}
+	if !opt.ObservedAt.IsZero() {
+		p.observedNs, p.hasObserved = opt.ObservedAt.UnixNano(), true
+	}
+	return p, nil
+}
+
+
+// batch collects the rows of one chunk (CSV) or row group (Parquet) with
+// segment labels local to it; merger folds batches into one Sample.
+type batch struct {
+	times    []float64
+	cens     []bool // nil until the first censored row
+	weights  []float64
+	seg      []int32
+	segNames []string
+	segIdx   map[string]int32
+
+	read, used, excluded, censored int
+	items                          float64
+	dropped                        [nReasons]int
+
+	lines int         // CSV lines consumed
+	err   *ParseError // first error, Row local to the batch
+}
+
+func (b *batch) reset() {
+	*b = batch{times: b.times[:0], seg: b.seg[:0], segIdx: b.segIdx}
+	clear(b.segIdx)
+}
+
+// push appends one item.
+func (b *batch) push(t float64, censored bool, w float64, weighted bool, seg int32, hasSeg bool) {
+	if censored && b.cens == nil {
+		b.cens = make([]bool, len(b.times), cap(b.times))
+	}
+	if weighted && b.weights == nil {
+		b.weights = make([]float64, len(b.times))
+		for i := range b.weights {
+			b.weights[i] = 1
+		}
+	}
+	b.times = append(b.times, t)
+	if b.cens != nil {
+		b.cens = append(b.cens, censored)
+	}
+	if b.weights != nil {
+		b.weights = append(b.weights, w)
+	}
+	if hasSeg {
+		b.seg = append(b.seg, seg)
+	}
+}
+
+// segment returns the batch-local index of segment label s.
+func (b *batch) segment(s []byte) int32 {
+	// Most inputs have a handful of segments: a linear scan beats hashing.
+	if len(b.segNames) <= 8 {
+		for i, n := range b.segNames {
+			if n == unsafeString(s) {
+				return int32(i)
+			}
+		}
+	} else if id, ok := b.segIdx[unsafeString(s)]; ok {
+		return id
+	}
+	if b.segIdx == nil {
+		b.segIdx = map[string]int32{}
+	}
+	name := string(s)
+	id := int32(len(b.segNames))
+	b.segNames = append(b.segNames, name)
+	b.segIdx[name] = id
+	return id
+}
+
+// emptySegment labels rows whose segment value is empty.
+const emptySegment = "(empty)"
+
+// row turns one row's cells into an item of b. It returns the role of the
+// column at fault and the error; with DropInvalid, droppable errors are
+// counted in b instead.
+func (p *plan) row(b *batch, c *[nRoles]cell) (role, error) {
+	b.read++
+	r, err := p.item(b, c)
+	if err != nil && p.opt.DropInvalid {
+		if reason, ok := reasonOf(err); ok {
+			b.dropped[reason]++
+			return 0, nil
+		}
+	}
+	return r, err
+}
+
+func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
+	if p.opt.Binned {
+		return p.bin(b, c)
+	}
+	pending := false
+	if p.names[roleStatus] != "" {
+		st := trimSpace(c[roleStatus].b)
+		if !utf8.Valid(st) {
+			return roleStatus, fmt.Errorf("%w: found %q", ErrNotUTF8, st)
+		}
+		if slices.Contains(p.exclude, unsafeString(st)) {
+			b.excluded++
+			return 0, nil
+		}
+		pending = slices.Contains(p.pending, unsafeString(st))
+	}
+	var t float64
+	if p.names[roleDur] != "" {
+		var err error
+		if t, err = p.seconds(&c[roleDur]); err != nil {
+			return roleDur, err
+		}
+	} else {
+		start, err := p.instant(&c[roleStart])
+		if err != nil {
+			return roleStart, err
+		}
+		var end int64
+		switch {
+		case c[roleEnd].kind != cellEmpty && !(c[roleEnd].kind == cellText && len(trimSpace(c[roleEnd].b)) == 0):
+			if end, err = p.instant(&c[roleEnd]); err != nil {
+				return roleEnd, err
+			}
+		case p.names[roleStatus] != "" && !pending:
+			return roleEnd, ErrEmptyValue
+		case !p.hasObserved:
+			return roleEnd, ErrNoObservation
+		default:
+			// No end yet: the row was still pending when observation ended.
+			pending = true
+			end = p.observedNs
+			if end < start {
+				return roleEnd, fmt.Errorf("%w: observed at %s, started %s", ErrEndBeforeStart, fmtNanos(end), fmtNanos(start))
+			}
+		}
+		if end < start {
+			return roleEnd, fmt.Errorf("%w: start %s, end %s", ErrEndBeforeStart, fmtNanos(start), fmtNanos(end))
+		}
+		t = float64(end-start) / 1e9
+	}
+	var seg int32
+	hasSeg := p.names[roleSegment] != ""
+	if hasSeg {
+		s := trimSpace(c[roleSegment].b)
+		if !utf8.Valid(s) {
+			return roleSegment, fmt.Errorf("%w: found %q", ErrNotUTF8, s)
+		}
+		if len(s) == 0 {
+			s = []byte(emptySegment)
+		}
+		seg = b.segment(s)
+	}
+	b.push(t, pending, 1, false, seg, hasSeg)
+	b.used++
+	if pending {
+		b.censored++
+	}
+	return 0, nil
+}
+
+// seconds reads a duration cell as seconds.
+func (p *plan) seconds(c *cell) (float64, error) {
+	switch c.kind {
+	case cellText:
+		return parseSecondsBytes(c.b, p.unitSec)
+	case cellNum:
+		return checkSeconds(c.f*p.unitSec, c.f)
+	case cellNanos:
+		if c.ns < 0 {
+			return 0, fmt.Errorf("%w: %s", ErrNegative, time.Duration(c.ns))
+		}
+		return float64(c.ns) / 1e9, nil
+	}
+	return 0, ErrEmptyValue
+}
+
+func checkSeconds(v, raw float64) (float64, error) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%w: %v", ErrNotFinite, raw)
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("%w: %v", ErrNegative, raw)
+	}
+	return v, nil
+}
+
+// instant reads a timestamp cell as Unix nanoseconds.
+func (p *plan) instant(c *cell) (int64, error) {
+	switch c.kind {
+	case cellText:
+		s := trimSpace(c.b)
+		if len(s) == 0 {
+			return 0, ErrEmptyValue
+		}
+		if p.epochNs > 0 {
+			return parseEpoch(s, p.epochNs)
+		}
+		return parseTimestamp(s)
+	case cellNum:
+		if p.epochNs == 0 {
+			return 0, fmt.Errorf("%w: found the number %v; set Epoch to s or ms", ErrBadTimestamp, c.f)
+		}
+		ns := c.f * float64(p.epochNs)
+		if math.IsNaN(ns) || math.Abs(ns) > math.MaxInt64 {
+			return 0, fmt.Errorf("%w: epoch %v out of range", ErrBadTimestamp, c.f)
+		}
+		return int64(ns), nil
+	case cellNanos:
+		return c.ns, nil
+	}
+	return 0, ErrEmptyValue
+}
+
+func fmtNanos(ns int64) string {
+	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
+}
+
+// parseSecondsBytes is ParseSeconds on a byte slice, without allocating
+// unless the value is bad.
+func parseSecondsBytes(b []byte, unitSeconds float64) (float64, error) {
+	b = trimSpace(b)
+	if len(b) == 0 {
+		return 0, ErrEmptyValue
+	}
+	if v, ok := parseSimpleDecimal(b); ok {
+		return v * unitSeconds, nil
+	}
+	return ParseSeconds(unsafeString(b), unitSeconds)
+}
+
+// parseSimpleDecimal parses digits with at most one '.' and up to 15
+// significant digits exactly (both parts are exact in float64 and one
+// correctly rounded division gives the nearest float, as strconv would).
+// It reports false for anything else, which then takes the general path.
+func parseSimpleDecimal(b []byte) (float64, bool) {
+	if len(b) == 0 || len(b) > 16 {
+		return 0, false
+	}
+	var mant uint64
+	digits, frac := 0, -1
+	for i, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			mant = mant*10 + uint64(c-'0')
+			digits++
+		case c == '.' && frac < 0:
+			frac = i
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 {
+		return 0, false
+	}
+	if frac < 0 {
+		return float64(mant), true
+	}
+	n := len(b) - frac - 1
+	return float64(mant) / pow10[n], true
+}
+
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// unsafeString views b as a string without copying; the string must not
+// outlive b's contents (map lookups and parse calls whose errors we drop).
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// merger folds batches, in input order, into one Sample and Report.
+type merger struct {
+	s      Sample
+	rep    Report
+	segIdx map[string]int32
+	remap  []int32
+}
+
+// reserve makes room for n more items, so that appending them does not
+// copy the sample again and again (growing a 10M-item slice by append
+// moves and page-faults several times its size).
+func (m *merger) reserve(n int) {
+	if n <= 0 || cap(m.s.Times)-len(m.s.Times) >= n {
+		return
+	}
+	c := len(m.s.Times) + n
+	if m.s.Times == nil {
+		m.s.Times = make([]float64, 0, c)
+	}
+	m.s.Times = regrow(m.s.Times, c)
+	m.s.Censored = regrow(m.s.Censored, c)
+	m.s.Weights = regrow(m.s.Weights, c)
+	m.s.Segment = regrow(m.s.Segment, c)
+}
+
+// regrow returns s with capacity c. Unlike slices.Grow it does not clear
+// the new capacity: a large make gets fresh zero pages from the OS, and
+// touching them only as values arrive keeps memory and time down.
+func regrow[E any](s []E, c int) []E {
+	if s == nil || cap(s) >= c {
+		return s
+	}
+	t := make([]E, len(s), c)
+	copy(t, s)
+	return t
+}
+
+func (m *merger) add(b *batch) {
+	n0 := len(m.s.Times)
+	m.s.Times = append(m.s.Times, b.times...)
+	if b.cens != nil && m.s.Censored == nil {
+		m.s.Censored = make([]bool, n0, cap(m.s.Times))
+	}
+	if m.s.Censored != nil {
+		if b.cens != nil {
+			m.s.Censored = append(m.s.Censored, b.cens...)
+		} else {
+			m.s.Censored = append(m.s.Censored, make([]bool, len(b.times))...)
+		}
+	}
+	if b.weights != nil && m.s.Weights == nil {
+		m.s.Weights = make([]float64, n0, cap(m.s.Times))
+		for i := range m.s.Weights {
+			m.s.Weights[i] = 1
+		}
+	}
+	if m.s.Weights != nil {
+		if b.weights != nil {
+			m.s.Weights = append(m.s.Weights, b.weights...)
+		} else {
+			for range b.times {
+				m.s.Weights = append(m.s.Weights, 1)
+			}
+		}
+	}
+	if len(b.seg) > 0 {
+		if m.segIdx == nil {
+			m.segIdx = map[string]int32{}
+			m.s.Segment = make([]int32, 0, cap(m.s.Times))
+		}
+		m.remap = m.remap[:0]
+		for _, name := range b.segNames {
+			id, ok := m.segIdx[name]
+			if !ok {
+				id = int32(len(m.s.SegmentNames))
+				m.s.SegmentNames = append(m.s.SegmentNames, name)
+				m.segIdx[name] = id
+			}
+			m.remap = append(m.remap, id)
+		}
+		for _, g := range b.seg {
+			m.s.Segment = append(m.s.Segment, m.remap[g])
+		}
+	}
+	m.rep.Read += b.read
+	m.rep.Used += b.used
+	m.rep.Excluded += b.excluded
+	m.rep.Censored += b.censored
+	m.rep.Items += b.items
+	for r, n := range b.dropped {
+		if n > 0 {
+			if m.rep.Dropped == nil {
+				m.rep.Dropped = map[string]int{}
+			}
+			m.rep.Dropped[reasonNames[r]] += n
+		}
+	}
+}
+
+// finish checks that something was read and returns the results.
+func (m *merger) finish(name string) (*Sample, *Report, error) {
+	if m.rep.Used == 0 {
+		rep := m.rep
+		return nil, &rep, &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: %s", ErrNoRows, &rep)}
+	}
+	s, rep := m.s, m.rep
+	return &s, &rep, nil
+}
+
+// formatFloat formats v so that parsing gives v back.
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// ParseSeconds parses one duration value: a number in units of unitSeconds
+// seconds, or a Go duration string ("1.5s", "2m"). It rejects empty, NaN,
+// infinite and negative values with the matching sentinel error.
+func ParseSeconds(s string, unitSeconds float64) (float64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, ErrEmptyValue
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+			return 0, fmt.Errorf("%w: %q", ErrNotFinite, s)
+		}
+		d, derr := time.ParseDuration(s)
+		if derr != nil {
+			return 0, fmt.Errorf("%w: %q", ErrNotNumber, s)
+		}
+		if d < 0 {
+			return 0, fmt.Errorf("%w: %q", ErrNegative, s)
+		}
+		return d.Seconds(), nil
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%w: %q", ErrNotFinite, s)
+	}
+	v *= unitSeconds
+	if v < 0 {
+		return 0, fmt.Errorf("%w: %q", ErrNegative, s)
+	}
+	if math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%w: %q", ErrNotFinite, s)
+	}
+	return v, nil
+}

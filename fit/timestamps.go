@@ -1,0 +1,161 @@
+package fit
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// parseTimestamp parses an RFC 3339 timestamp to Unix nanoseconds without
+// allocating. Besides strict RFC 3339 (2006-01-02T15:04:05.999999999Z07:00)
+// it accepts what database exports write: ' ' instead of 'T', no zone
+// (read as UTC), a zone of ±hh, ±hhmm or " UTC", and 1 to 9 fractional
+// digits. Leap seconds (:60) are rejected, as time.Parse does.
+func parseTimestamp(b []byte) (int64, error) {
+	ns, ok := parseTimestampOK(b)
+	if !ok {
+		return 0, badTimestamp(b)
+	}
+	return ns, nil
+}
+
+func badTimestamp(b []byte) error {
+	hint := ""
+	if _, err := strconv.ParseFloat(string(b), 64); err == nil {
+		hint = " (set Epoch to s or ms for epoch numbers)"
+	}
+	return fmt.Errorf("%w: want RFC 3339 like 2006-01-02T15:04:05Z, found %q%s", ErrBadTimestamp, b, hint)
+}
+
+func parseTimestampOK(b []byte) (int64, bool) {
+	if len(b) < 19 || b[4] != '-' || b[7] != '-' || (b[10] != 'T' && b[10] != 't' && b[10] != ' ') || b[13] != ':' || b[16] != ':' {
+		return 0, false
+	}
+	year, ok1 := digits(b[0:4])
+	month, ok2 := digits(b[5:7])
+	day, ok3 := digits(b[8:10])
+	hour, ok4 := digits(b[11:13])
+	minute, ok5 := digits(b[14:16])
+	sec, ok6 := digits(b[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || sec > 59 {
+		return 0, false
+	}
+	rest := b[19:]
+	var frac int64
+	if len(rest) > 0 && (rest[0] == '.' || rest[0] == ',') {
+		n := 1
+		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+			n++
+		}
+		if n == 1 || n > 10 {
+			return 0, false
+		}
+		f, _ := digits(rest[1:n])
+		frac = int64(f) * int64(math.Pow10(10-n))
+		rest = rest[n:]
+	}
+	var offset int64 // seconds east of UTC
+	switch {
+	case len(rest) == 0, len(rest) == 1 && (rest[0] == 'Z' || rest[0] == 'z'), string(rest) == " UTC":
+	case rest[0] == '+' || rest[0] == '-':
+		z := rest[1:]
+		var h, m int
+		var ok bool
+		switch {
+		case len(z) == 2:
+			h, ok = digits(z)
+		case len(z) == 4:
+			var okm bool
+			h, ok = digits(z[:2])
+			m, okm = digits(z[2:])
+			ok = ok && okm
+		case len(z) == 5 && z[2] == ':':
+			var okm bool
+			h, ok = digits(z[:2])
+			m, okm = digits(z[3:])
+			ok = ok && okm
+		}
+		if !ok || h > 23 || m > 59 {
+			return 0, false
+		}
+		offset = int64(h*3600 + m*60)
+		if rest[0] == '-' {
+			offset = -offset
+		}
+	default:
+		return 0, false
+	}
+	days := daysFromCivil(year, month, day)
+	secs := days*86400 + int64(hour*3600+minute*60+sec) - offset
+	return secs*1e9 + frac, true
+}
+
+// digits parses a short run of ASCII digits.
+func digits(b []byte) (int, bool) {
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, len(b) > 0
+}
+
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// daysFromCivil returns the days since 1970-01-01 of a proleptic Gregorian
+// date. Source: H. Hinnant, "chrono-Compatible Low-Level Date Algorithms",
+// days_from_civil (https://howardhinnant.github.io/date_algorithms.html).
+func daysFromCivil(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12 // March = 0
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
+}
+
+// parseEpoch parses an epoch number in units of unitNs nanoseconds to Unix
+// nanoseconds. Integers are converted exactly; decimals through float64.
+func parseEpoch(b []byte, unitNs int64) (int64, error) {
+	neg := len(b) > 0 && b[0] == '-'
+	d := b
+	if neg {
+		d = b[1:]
+	}
+	if v, ok := digits(d); ok && len(d) <= 15 {
+		ns := int64(v) * unitNs
+		if neg {
+			ns = -ns
+		}
+		return ns, nil
+	}
+	f, err := strconv.ParseFloat(unsafeString(b), 64)
+	ns := f * float64(unitNs)
+	if err != nil || math.IsNaN(ns) || math.Abs(ns) >= math.MaxInt64 {
+		unit := "seconds"
+		if unitNs == 1e6 {
+			unit = "milliseconds"
+		}
+		return 0, fmt.Errorf("%w: want epoch %s, found %q", ErrBadTimestamp, unit, b)
+	}
+	return int64(math.Round(ns)), nil
+}

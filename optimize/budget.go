@@ -12,7 +12,8 @@ type Budget struct {
 	// StuckPolls bounds the polls an item that never settles makes
 	// (every poll up to the horizon).
 	StuckPolls int
-	// MeanPolls bounds the expected polls per item, Σ_i P(T ≥ t_i).
+	// MeanPolls bounds the expected polls per item (see
+	// Expectation.MeanPolls); it is at least 1.
 	MeanPolls float64
 	// PollCost prices a poll instead of bounding polls: the solvers then
 	// minimise E[lag] + PollCost·E[polls], PollCost in seconds of lag per
@@ -61,6 +62,10 @@ type cand struct {
 	polls     int
 	l1, l2    float64
 	sol       any
+	// near is the infeasible end of the last bracket of the multiplier
+	// search: a solution at nearly the same multipliers spending a little
+	// over the budget.
+	near *cand
 }
 
 // lagrangian solves the relaxed problem for the given multipliers.
@@ -126,7 +131,7 @@ func meetBudget(solve lagrangian, b Budget, guess1, guess2 float64) (cand, error
 	case b.StuckPolls == 0:
 		c, ok := meanOnly(guess2)
 		if !ok {
-			return c, fmt.Errorf("%w: mean polls budget %.4g is below the least possible, %.4g (a poll at the horizon, made by every item unsettled then, and max gap apart)",
+			return c, fmt.Errorf("%w: mean polls budget %.4g is below the least possible, %.4g (every item makes the first poll, and max gap adds more)",
 				ErrInfeasible, b.MeanPolls, c.mean)
 		}
 		res = c
@@ -142,7 +147,7 @@ func meetBudget(solve lagrangian, b Budget, guess1, guess2 float64) (cand, error
 		}
 		cm, ok := meanOnly(guess2)
 		if !ok {
-			return cm, fmt.Errorf("%w: mean polls budget %.4g is below the least possible, %.4g (a poll at the horizon, made by every item unsettled then, and max gap apart)",
+			return cm, fmt.Errorf("%w: mean polls budget %.4g is below the least possible, %.4g (every item makes the first poll, and max gap adds more)",
 				ErrInfeasible, b.MeanPolls, cm.mean)
 		}
 		if cm.polls <= b.StuckPolls {
@@ -238,5 +243,7 @@ func search1(eval func(float64) cand, usage func(cand) float64, target float64, 
 			lo, cLo = x, c
 		}
 	}
+	cLo.near = nil
+	cHi.near = &cLo
 	return cHi, true
 }

@@ -51,11 +51,12 @@ type Result struct {
 //	w(a,c) + w(b,d) − w(a,d) − w(b,c) = −(t_d − t_c)(F(b) − F(a)) ≤ 0.
 //
 // The budget is relaxed with Lagrange multipliers λ1 (per stuck poll) and
-// λ2 (per expected poll, P(T ≥ t_j) for the poll at t_j), leaving the 1D/1D
-// recurrence
+// λ2 (per expected poll: the poll at t_j after one at t_i is made with
+// probability P(T > t_i)), leaving the 1D/1D recurrence
 //
-//	D[j] = min_i D[i] + w(i, j) + λ1 + λ2·P(T ≥ t_j)
+//	D[j] = min_i D[i] + w(i, j) + λ2·P(T > t_i) + λ1
 //
+// (the term in i alone keeps the Monge property)
 // whose best predecessor moves monotonically with j; it is solved in
 // O(m log m) for m grid points by the candidate queue with binary search
 // (Galil & Park 1990, "A linear-time algorithm for concave one-dimensional
@@ -158,6 +159,9 @@ func (pr *problem) exact() (*Result, error) {
 		return nil, err
 	}
 	idx := c.sol.([]int)
+	if c.near != nil && !pr.spent(c) {
+		idx = pr.splice(idx, c.near.sol.([]int))
+	}
 	polls := make([]time.Duration, len(idx))
 	for i, k := range idx {
 		polls[i] = time.Duration(k) * pr.o.Resolution
@@ -189,6 +193,7 @@ func (pr *problem) setPrices(r *Result, c cand) {
 type mongeDP struct {
 	md             *model
 	minGap, maxGap int // cells; maxGap 0 means none
+	l2             float64 // price of a poll made, in val
 	D              []float64
 	par            []int32 // best predecessor; −1 creation, −2 unreachable
 	qc, qs         []int32 // queue: candidate, first index where it is best
@@ -207,7 +212,7 @@ func (dp *mongeDP) val(i, j int) float64 {
 		return math.Inf(1)
 	}
 	md := dp.md
-	return dp.D[i] + md.G[j] - md.G[i] - (md.t[j]-md.t[i])*md.F[i]
+	return dp.D[i] + md.G[j] - md.G[i] - (md.t[j]-md.t[i])*md.F[i] + dp.l2*(1-md.F[i])
 }
 
 // solve runs the recurrence for multipliers (l1, l2) and returns the path
@@ -223,6 +228,7 @@ func (dp *mongeDP) solve(l1, l2 float64) path {
 	md := dp.md
 	n := md.n()
 	inf := math.Inf(1)
+	dp.l2 = l2
 	qc, qs := dp.qc[:0], dp.qs[:0]
 	head := 0
 	for j := range n {
@@ -261,9 +267,10 @@ func (dp *mongeDP) solve(l1, l2 float64) path {
 		if len(qc) > head {
 			best, arg = dp.val(int(qc[head]), j), qc[head]
 		}
-		// The first poll: from creation, F(0⁻) = 0. MaxGap bounds it too.
+		// The first poll: from creation, F(0⁻) = 0, always made. MaxGap
+		// bounds it too.
 		if dp.maxGap == 0 || j <= dp.maxGap {
-			if s := md.G[j]; s <= best {
+			if s := md.G[j] + l2; s <= best {
 				best, arg = s, -1
 			}
 		}
@@ -271,7 +278,7 @@ func (dp *mongeDP) solve(l1, l2 float64) path {
 			dp.D[j], dp.par[j] = inf, -2
 			continue
 		}
-		dp.D[j] = best + l1 + l2*md.survBefore(j)
+		dp.D[j] = best + l1
 		dp.par[j] = arg
 	}
 	dp.qc, dp.qs = qc, qs
@@ -284,4 +291,49 @@ func (dp *mongeDP) solve(l1, l2 float64) path {
 	}
 	slices.Reverse(idx)
 	return md.evalIdx(idx)
+}
+
+// spent reports whether c spends the budget as closely as Exact promises.
+func (pr *problem) spent(c cand) bool {
+	b := pr.b
+	return (b.StuckPolls == 0 || c.polls == b.StuckPolls) && (b.MeanPolls == 0 || c.mean >= b.MeanPolls*(1-meanTol))
+}
+
+// splice narrows the gap between two Lagrangian solutions a (within the
+// budget) and z (just over it) found at nearly the same multipliers, when
+// the multiplier search cannot land between them. They differ in a few
+// stretches (often z polls a cell earlier early on); a schedule that
+// follows one before a cut time τ and the other from τ on spends in
+// between and is near-optimal, and may be strictly better than a within
+// the budget. It tries every cut at a poll of either and returns the
+// schedule with the least lag within the budget and the gap limits.
+func (pr *problem) splice(a, z []int) []int {
+	md, b := pr.md, pr.b
+	lo, hi, _ := pr.gaps(pr.o.MinGap)
+	best, bestP := a, md.evalIdx(a)
+	try := func(p []int) {
+		for i, k := range p {
+			g := k
+			if i > 0 {
+				g = k - p[i-1]
+			}
+			if i > 0 && g < lo || hi > 0 && g > hi {
+				return
+			}
+		}
+		e := md.evalIdx(p)
+		if (b.StuckPolls == 0 || e.polls <= b.StuckPolls) && (b.MeanPolls == 0 || e.mean <= b.MeanPolls) && e.lag < bestP.lag {
+			best, bestP = p, e
+		}
+	}
+	cut := func(x, y []int, tau int) []int {
+		i, _ := slices.BinarySearch(x, tau)
+		j, _ := slices.BinarySearch(y, tau)
+		return slices.Concat(x[:i], y[j:])
+	}
+	for _, tau := range slices.Concat(a, z) {
+		try(cut(a, z, tau))
+		try(cut(z, a, tau))
+	}
+	return best
 }

@@ -16,8 +16,10 @@ type Expectation struct {
 	// the solvers minimise.
 	TotalLag float64
 	// MeanPolls is the expected number of polls per item, stuck items
-	// included: Σ_i P(T ≥ t_i), since the poll at t_i is made unless the
-	// item settled before it (one settling exactly at t_i is seen by it).
+	// included: 1 + Σ_{i≥1} P(T > t_{i−1}), since the poll at t_i is made
+	// unless an earlier poll saw the item settled (one settling exactly at
+	// a poll is seen by it). The poll that sees the item settled counts,
+	// as in Score.
 	MeanPolls float64
 	// StuckPolls is the number of polls made by an item that never settles.
 	StuckPolls int
@@ -67,9 +69,9 @@ func (md *model) expect(polls []time.Duration) Expectation {
 	var prevT, prevF, prevG float64 // creation: F(0⁻) = 0, G(0) = 0
 	for _, p := range polls {
 		t := p.Seconds()
-		f, fm, g := md.at(t)
+		f, g := md.at(t)
 		e.TotalLag += g - prevG - (t-prevT)*prevF
-		e.MeanPolls += 1 - fm
+		e.MeanPolls += 1 - prevF
 		prevT, prevF, prevG = t, f, g
 	}
 	e.Caught = prevF

@@ -135,6 +135,7 @@ func newModel(d Distribution, horizon, res time.Duration) (*model, error) {
 	// that a continuous CDF moves by a negligible amount, large enough to
 	// stay above float64 rounding of t at a day's horizon (≈ 1e-11 s).
 	eta := md.res * 1e-6
+	var sum, comp float64
 	for k := range n {
 		tk := (time.Duration(k) * res).Seconds()
 		md.t[k] = tk
@@ -150,11 +151,25 @@ func newModel(d Distribution, horizon, res time.Duration) (*model, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Extend the cell's slope over the last η, so that a CDF linear in
+		// the cell gets its exact left limit; an atom at t_k is unaffected.
 		// Clamp to keep the model monotone under rounding noise of the CDF.
 		fm = math.Max(fm, md.F[k-1])
+		fm += (fm - md.F[k-1]) * eta / (md.res - eta)
 		f = math.Max(f, fm)
 		md.Fm[k], md.F[k] = fm, f
-		md.G[k] = md.G[k-1] + md.res*(md.F[k-1]+(fm-md.F[k-1])/2)
+		// Neumaier's compensated sum keeps G exact to a few ulps over
+		// millions of cells, so that a gap's lag, a difference of two G
+		// values, is not swamped by rounding.
+		x := md.res * (md.F[k-1] + (fm-md.F[k-1])/2)
+		t := sum + x
+		if math.Abs(sum) >= math.Abs(x) {
+			comp += (sum - t) + x
+		} else {
+			comp += (x - t) + sum
+		}
+		sum = t
+		md.G[k] = sum + comp
 	}
 	md.fh = md.F[n-1]
 	return md, nil
@@ -175,29 +190,31 @@ func (md *model) w(i, j int) float64 {
 	return md.G[j] - md.G[i] - (md.t[j]-md.t[i])*md.F[i]
 }
 
-// survBefore is P(T ≥ t_k) = 1 − F(t_k⁻): the probability that the poll
-// at t_k is made (an item settling exactly at t_k is seen by it).
-func (md *model) survBefore(k int) float64 { return 1 - md.Fm[k] }
+// madeAfter is P(T > t_k) = 1 − F(t_k): the probability that the poll
+// after one at t_k is made, that is that the poll at t_k saw the item
+// still pending (an item settling exactly at t_k is seen by it). The first
+// poll is always made.
+func (md *model) madeAfter(k int) float64 { return 1 - md.F[k] }
 
-// at returns F(t), F(t⁻) and G(t) on the model at any t in [0, horizon].
-func (md *model) at(t float64) (f, fm, g float64) {
+// at returns F(t) and G(t) on the model at any t in [0, horizon].
+func (md *model) at(t float64) (f, g float64) {
 	k := int(math.Floor(t/md.res + 1e-9))
 	if k >= md.n()-1 {
 		k = md.n() - 1
 	}
 	if k < 0 {
-		return 0, 0, 0
+		return 0, 0
 	}
 	x := t - md.t[k]
 	if math.Abs(x) <= 1e-9*md.res {
-		return md.F[k], md.Fm[k], md.G[k]
+		return md.F[k], md.G[k]
 	}
 	if k+1 >= md.n() { // beyond the grid: F stays at its last value
-		return md.F[k], md.F[k], md.G[k] + x*md.F[k]
+		return md.F[k], md.G[k] + x*md.F[k]
 	}
 	slope := (md.Fm[k+1] - md.F[k]) / md.res
 	f = md.F[k] + slope*x
-	return f, f, md.G[k] + x*md.F[k] + slope*x*x/2
+	return f, md.G[k] + x*md.F[k] + slope*x*x/2
 }
 
 // path is a schedule on the grid (indices into the model) with its figures.
@@ -205,7 +222,7 @@ type path struct {
 	idx   []int
 	lag   float64 // E[lag; T ≤ last poll], seconds
 	polls int     // stuck polls
-	mean  float64 // expected polls per item
+	mean  float64 // expected polls per item, Σ_i P(T > t_{i−1})
 }
 
 // evalIdx fills the figures of a schedule given by grid indices.
@@ -214,10 +231,11 @@ func (md *model) evalIdx(idx []int) path {
 	for n, k := range idx {
 		if n == 0 {
 			p.lag += md.G[k] // gap from creation: F(0⁻) = 0
+			p.mean++
 		} else {
 			p.lag += md.w(idx[n-1], k)
+			p.mean += md.madeAfter(idx[n-1])
 		}
-		p.mean += md.survBefore(k)
 	}
 	return p
 }

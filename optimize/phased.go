@@ -1,0 +1,435 @@
+package optimize
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// MaxPhases is the most phases Phased searches.
+const MaxPhases = 8
+
+// AutoRatio is how close to the exact optimum Phased with k = 0 must come:
+// it returns the fewest phases whose mean lag is at most AutoRatio times
+// the exact optimum's at the same budget.
+const AutoRatio = 1.05
+
+// Phased returns the best schedule of at most k phases "every G until U",
+// with an optional first poll "at S" (S = 0, a nice gap or a nice bound),
+// under budget b: G from o.NiceGaps within [MinGap, MaxGap], U from
+// o.NiceBounds, the last phase ending at the horizon with a poll exactly
+// there. k = 0 means the fewest phases (up to MaxPhases) within AutoRatio
+// of the exact optimum. Gaps may shrink again after growing.
+//
+// The search is exact over that set for given Lagrange multipliers: every
+// poll lies on the lattice of the greatest common divisor of the gaps and
+// bounds, and a phase started at the last poll s with gap G and bound U
+// polls at s+G, s+2G, … up to s' = s + G·⌈(U − s)/G⌉ (Schedule.Polls()
+// semantics), so a dynamic program over (phases used, last poll) is exact;
+// the cost of a phase is O(1) from prefix sums of F along each gap's
+// arithmetic progressions. The multipliers are searched as for
+// Exact, but the set of phased schedules is not convex: the result is the
+// best schedule meeting the budget among all those the search met, which
+// may leave a duality gap (a feasible schedule off the Lagrangian path
+// that would be better); Result.Optimum gives the exact optimum to compare.
+//
+// The expected figures are those of Schedule.Polls() on the model of Exact.
+// Errors wrap ErrOptions, ErrInvalidBudget or ErrInfeasible.
+func Phased(d Distribution, b Budget, k int, o Options) (*Result, error) {
+	if k < 0 || k > MaxPhases {
+		return nil, fmt.Errorf("%w: phases %d: want 0 (auto) to %d", ErrOptions, k, MaxPhases)
+	}
+	pr, err := prepare(d, b, o)
+	if err != nil {
+		return nil, err
+	}
+	return pr.phased(k)
+}
+
+// Simplicity compares the best K-phase schedule with the exact optimum at
+// the same budget.
+type Simplicity struct {
+	K       int     // phases
+	MeanLag float64 // seconds, of the K-phase schedule
+	Ratio   float64 // MeanLag / the exact optimum's mean lag
+	Err     error   // the budget cannot be met with K phases
+}
+
+// PriceOfSimplicity returns, for K = 1 … MaxPhases, the mean lag of the
+// best K-phase schedule (see Phased) and its ratio to the exact optimum's
+// at budget b.
+func PriceOfSimplicity(d Distribution, b Budget, o Options) ([]Simplicity, error) {
+	pr, err := prepare(d, b, o)
+	if err != nil {
+		return nil, err
+	}
+	ex, err := pr.exact()
+	if err != nil {
+		return nil, err
+	}
+	sp, err := pr.space()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Simplicity, 0, MaxPhases)
+	for k := 1; k <= MaxPhases; k++ {
+		r, err := pr.phasedK(sp, k, ex)
+		s := Simplicity{K: k, Err: err}
+		if err == nil {
+			s.MeanLag = r.Expected.MeanLag
+			s.Ratio = ratio(s.MeanLag, ex.Expected.MeanLag)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		if a == 0 {
+			return 1
+		}
+		return math.Inf(1)
+	}
+	return a / b
+}
+
+func (pr *problem) phased(k int) (*Result, error) {
+	ex, err := pr.exact()
+	if err != nil {
+		return nil, err
+	}
+	sp, err := pr.space()
+	if err != nil {
+		return nil, err
+	}
+	if k > 0 {
+		return pr.phasedK(sp, k, ex)
+	}
+	var last *Result
+	var lastErr error
+	for k := 1; k <= MaxPhases; k++ {
+		r, err := pr.phasedK(sp, k, ex)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		if r.Expected.MeanLag <= AutoRatio*ex.Expected.MeanLag {
+			return r, nil
+		}
+		last = r
+	}
+	if last == nil {
+		return nil, lastErr
+	}
+	last.Warnings = append(last.Warnings, fmt.Sprintf("no schedule of at most %d phases comes within %.0f%% of the exact optimum's mean lag; this one has %.4g s against %.4g s",
+		MaxPhases, (AutoRatio-1)*100, last.Expected.MeanLag, ex.Expected.MeanLag))
+	return last, nil
+}
+
+func (pr *problem) phasedK(sp *phaseSpace, k int, ex *Result) (*Result, error) {
+	g1, g2 := ex.Lambda1, ex.Lambda2
+	s1, s2 := pr.guesses()
+	if g1 == 0 {
+		g1 = s1
+	}
+	if g2 == 0 {
+		g2 = s2
+	}
+	solve := func(l1, l2 float64) cand { return sp.solve(k, l1, l2) }
+	c, err := meetBudget(solve, pr.b, g1, g2)
+	if err != nil {
+		return nil, fmt.Errorf("%d phases: %w", k, err)
+	}
+	if pr.b.StuckPolls > 0 && pr.b.MeanPolls > 0 {
+		c = scanDirections(solve, pr.b, c, g1, g2)
+	}
+	s := mergePhases(c.sol.(Schedule))
+	polls := s.Polls()
+	r := &Result{
+		Method:   "phased",
+		Schedule: s,
+		Polls:    polls,
+		Expected: pr.md.expect(polls),
+		Optimum:  &ex.Expected,
+		Phases:   len(s.Phases),
+	}
+	pr.setPrices(r, c)
+	return r, nil
+}
+
+// phaseSpace is the graph of the phased search: states are last-poll
+// times on the lattice (in grid cells), edges are phases.
+type phaseSpace struct {
+	md     *model
+	res    time.Duration
+	end    int       // horizon, cells
+	states []int     // cells of each state
+	starts []pstart  // first polls
+	trans  [][]phase // per state
+}
+
+type pstart struct {
+	state     int
+	lag, mean float64
+}
+
+// phase is one "every gap until until" edge; to is −1 at the horizon.
+type phase struct {
+	to, gap, until int32 // state, cells, cells
+	polls          int32
+	lag, mean      float64
+}
+
+func (pr *problem) space() (*phaseSpace, error) {
+	o, md := pr.o, pr.md
+	res := o.Resolution
+	end := int(o.Horizon / res)
+	minGap := o.MinGap
+	if minGap == 0 {
+		minGap = DefaultPhasedMinGap
+	}
+	nice := o.NiceGaps
+	if nice == nil {
+		nice = DefaultNiceGaps
+	}
+	var gaps []int
+	for _, g := range nice {
+		if g > 0 && g%res == 0 && g >= minGap && (o.MaxGap == 0 || g <= o.MaxGap) && g <= o.Horizon {
+			gaps = append(gaps, int(g/res))
+		}
+	}
+	slices.Sort(gaps)
+	gaps = slices.Compact(gaps)
+	if len(gaps) == 0 {
+		return nil, fmt.Errorf("%w: no nice gap is a multiple of the resolution %s between min gap %s and max gap %s",
+			ErrOptions, FormatDuration(res), FormatDuration(minGap), FormatDuration(o.MaxGap))
+	}
+	nb := o.NiceBounds
+	if nb == nil {
+		nb = DefaultNiceBounds
+	}
+	bounds := []int{end}
+	for _, u := range nb {
+		if u > 0 && u%res == 0 && u < o.Horizon {
+			bounds = append(bounds, int(u/res))
+		}
+	}
+	slices.Sort(bounds)
+	bounds = slices.Compact(bounds)
+	// The lattice every poll lies on: multiples of the gcd of gaps and
+	// bounds; prefix sums are kept on it.
+	lat := end
+	for _, v := range slices.Concat(gaps, bounds) {
+		lat = gcd(lat, v)
+	}
+	nl := end/lat + 1
+	// Per gap, prefix sums along its progressions: pf[x] = F(x) + pf[x−g],
+	// x on the lattice (in lattice units).
+	pf := make([][]float64, len(gaps))
+	for gi, g := range gaps {
+		gl := g / lat
+		pf[gi] = make([]float64, nl)
+		for x := range nl {
+			pf[gi][x] = md.F[x*lat]
+			if x >= gl {
+				pf[gi][x] += pf[gi][x-gl]
+			}
+		}
+	}
+	at := func(a []float64, x int) float64 { // a at cell x, 0 before the lattice starts
+		if x < 0 {
+			return 0
+		}
+		return a[x/lat]
+	}
+	sp := &phaseSpace{md: md, res: res, end: end}
+	id := map[int]int{}
+	var queue []int
+	addState := func(c int) int {
+		if i, ok := id[c]; ok {
+			return i
+		}
+		id[c] = len(sp.states)
+		sp.states = append(sp.states, c)
+		sp.trans = append(sp.trans, nil)
+		queue = append(queue, c)
+		return id[c]
+	}
+	// First polls: at 0, after a nice gap or at a nice bound.
+	maxGap := math.MaxInt
+	if o.MaxGap > 0 {
+		maxGap = int(o.MaxGap / res)
+	}
+	for _, s := range slices.Concat([]int{0}, gaps, bounds) {
+		if s > maxGap || s > end || slices.ContainsFunc(sp.starts, func(p pstart) bool { return sp.states[p.state] == s }) {
+			continue
+		}
+		sp.starts = append(sp.starts, pstart{state: addState(s), lag: md.G[s], mean: 1})
+	}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		if s == end {
+			continue
+		}
+		var out []phase
+		for gi, g := range gaps {
+			prevTo := -1
+			for _, u := range bounds {
+				if u <= s {
+					continue
+				}
+				n := (u - s + g - 1) / g
+				to := s + n*g
+				if u == end && to != end || u < end && to >= end {
+					continue
+				}
+				if to == prevTo { // same polls: keep the bound nearest the last poll
+					out[len(out)-1].until = int32(u)
+					continue
+				}
+				prevTo = to
+				// Polls s+g … to; the one after poll x is made with
+				// probability 1 − F(x), x = s, s+g, … to−g.
+				sumF := at(pf[gi], to-g) - at(pf[gi], s-g)
+				lag := md.G[to] - md.G[s] - md.t[g]*sumF
+				mean := float64(n) - sumF
+				tid := -1
+				if to != end {
+					tid = addState(to)
+				}
+				out = append(out, phase{to: int32(tid), gap: int32(g), until: int32(u), polls: int32(n), lag: lag, mean: mean})
+			}
+		}
+		sp.trans[id[s]] = out
+	}
+	return sp, nil
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// solve finds the schedule of at most k phases minimising
+// lag + l1·stuck polls + l2·expected polls, by a DP over (phases used,
+// last poll).
+func (sp *phaseSpace) solve(k int, l1, l2 float64) cand {
+	ns := len(sp.states)
+	inf := math.Inf(1)
+	type back struct{ from, tr int32 }
+	best := make([][]float64, k+1)
+	bk := make([][]back, k+1)
+	for l := range best {
+		best[l] = make([]float64, ns)
+		bk[l] = make([]back, ns)
+		for i := range best[l] {
+			best[l][i] = inf
+		}
+	}
+	// Ending at the horizon is kept apart (state −1): layer, from, edge.
+	endBest, endLayer, endFrom, endTr := inf, -1, -1, -1
+	for si, st := range sp.starts {
+		c := st.lag + l1 + l2*st.mean
+		if sp.states[st.state] == sp.end {
+			if c < endBest {
+				endBest, endLayer, endFrom, endTr = c, 0, -1, si
+			}
+			continue
+		}
+		best[0][st.state] = min(best[0][st.state], c)
+	}
+	for l := 0; l < k; l++ {
+		for s := range ns {
+			v := best[l][s]
+			if v == inf {
+				continue
+			}
+			for ti, p := range sp.trans[s] {
+				c := v + p.lag + l1*float64(p.polls) + l2*p.mean
+				if p.to < 0 {
+					if c < endBest {
+						endBest, endLayer, endFrom, endTr = c, l+1, s, ti
+					}
+					continue
+				}
+				if l+1 < k && c < best[l+1][p.to] {
+					best[l+1][p.to] = c
+					bk[l+1][p.to] = back{int32(s), int32(ti)}
+				}
+			}
+		}
+	}
+	if endLayer < 0 {
+		panic("optimize: phased search found no schedule reaching the horizon")
+	}
+	var sch Schedule
+	if endLayer == 0 {
+		sch.Start = time.Duration(sp.end) * sp.res
+	} else {
+		phases := make([]Phase, endLayer)
+		s, tr := endFrom, endTr
+		for l := endLayer; l >= 1; l-- {
+			p := sp.trans[s][tr]
+			phases[l-1] = Phase{Growth: Fixed, Gap: time.Duration(p.gap) * sp.res, Until: time.Duration(p.until) * sp.res}
+			if l > 1 {
+				b := bk[l-1][s]
+				s, tr = int(b.from), int(b.tr)
+			}
+		}
+		sch.Start = time.Duration(sp.states[s]) * sp.res
+		sch.Phases = phases
+	}
+	e := sp.md.expect(sch.Polls())
+	return cand{lag: e.TotalLag, mean: e.MeanPolls, polls: e.StuckPolls, sol: sch}
+}
+
+// scanDirections narrows the duality gap of the phased search under two
+// budgets: the multiplier search walks one path of (λ1, λ2), but each
+// ratio λ1:λ2 reaches other schedules on the boundary of the budget. For
+// ratios u:(1−u), u = 0, 1/4, …, 1 (scaled by the guesses g1, g2), it
+// finds the smallest scale meeting the budget by bisection and keeps the
+// best schedule met anywhere.
+func scanDirections(solve lagrangian, b Budget, c cand, g1, g2 float64) cand {
+	tr := &tracker{b: b}
+	tr.see(c)
+	g1, g2 = max(g1, tieBreak), max(g2, tieBreak)
+	for i := 0; i <= 4; i++ {
+		u := float64(i) / 4
+		eval := func(s float64) cand {
+			return solve(max(s*u*g1, tieBreak), s*(1-u)*g2)
+		}
+		usage := func(c cand) float64 {
+			// The larger of the two spends relative to their budgets.
+			return max(float64(c.polls)/float64(b.StuckPolls), c.mean/b.MeanPolls)
+		}
+		r, ok := search1(func(s float64) cand { c := eval(s); tr.see(c); return c }, usage, 1,
+			func(c cand) bool { return usage(c) >= 1-meanTol }, 1)
+		if ok {
+			tr.see(r)
+		}
+	}
+	best := *tr.best
+	best.l1, best.l2 = c.l1, c.l2 // the prices at which the budget binds
+	return best
+}
+
+// mergePhases joins consecutive phases with the same gap: "every G until
+// U1, every G until U2" polls exactly as "every G until U2", since both
+// continue the same progression from the same poll.
+func mergePhases(s Schedule) Schedule {
+	var out []Phase
+	for _, p := range s.Phases {
+		if n := len(out); n > 0 && out[n-1].Growth == Fixed && p.Growth == Fixed && out[n-1].Gap == p.Gap {
+			out[n-1].Until = p.Until
+			continue
+		}
+		out = append(out, p)
+	}
+	s.Phases = out
+	return s
+}

@@ -1,0 +1,213 @@
+package optimize
+
+import (
+	"encoding/csv"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+func TestExpectByHand(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		spec     string
+		o        Options
+		lag      float64 // TotalLag
+		mean     float64
+		caught   float64
+		stuck    int
+		horizon0 bool
+	}{
+		// Uniform on [0, 30]: polls 0, 10, 20, 30 catch thirds with mean
+		// lag 5; polls made: 1 + P(T>0) + P(T>10) + P(T>20) = 1+1+2/3+1/3.
+		{"every 10s", "every 10s until 30s", Options{}, 5, 3, 1, 4, true},
+		// Polls 5, 15, 25 (off a 300 ms grid): (0,5] lag 2.5 on 5/30,
+		// (5,15] and (15,25] lag 5 on 10/30 each: (12.5+50+50)/30 = 3.75;
+		// polls 1 + 25/30 + 15/30; caught 25/30.
+		{"off grid", "at 5s, every 10s until 25s", Options{Horizon: 30 * time.Second, Resolution: 300 * time.Millisecond},
+			3.75, 1 + 25.0/30 + 15.0/30, 25.0 / 30, 3, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := Expect(MustParseSpec(tc.spec), uniform(30, 1), tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(e.TotalLag-tc.lag) > 1e-9 || math.Abs(e.MeanPolls-tc.mean) > 1e-9 ||
+				math.Abs(e.Caught-tc.caught) > 1e-9 || e.StuckPolls != tc.stuck ||
+				math.Abs(e.MeanLag-tc.lag/tc.caught) > 1e-9 {
+				t.Errorf("Expect(%s) = %+v, want lag %g mean %g caught %g stuck %d", tc.spec, e, tc.lag, tc.mean, tc.caught, tc.stuck)
+			}
+		})
+	}
+}
+
+// A uniform density over 15 minutes with 30 stuck polls: the optimum is
+// even spacing at 30 s (TestExactUniformEvenSpacing), which one phase
+// starting at 30 s writes exactly.
+func TestPhasedUniformOnePhase(t *testing.T) {
+	r, err := Phased(uniform(900, 1), Budget{StuckPolls: 30}, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.Schedule.String(), "at 30s, every 30s until 15m"; got != want {
+		t.Errorf("Phased(uniform, 30 polls, 1) = %q, want %q", got, want)
+	}
+	if math.Abs(r.Expected.MeanLag-15) > 1e-9 {
+		t.Errorf("mean lag = %g, want 15", r.Expected.MeanLag)
+	}
+}
+
+func TestPhasedRespectsBudgetsAndPolls(t *testing.T) {
+	d := distuv.LogNormal{Mu: 2, Sigma: 1}
+	for _, b := range []Budget{{StuckPolls: 60}, {MeanPolls: 8}, {StuckPolls: 100, MeanPolls: 8}, {PollCost: 0.2}} {
+		for _, k := range []int{1, 3, 0} {
+			r, err := Phased(d, b, k, Options{MaxGap: 2 * time.Minute})
+			if err != nil {
+				t.Fatalf("%+v k=%d: %v", b, k, err)
+			}
+			if b.StuckPolls > 0 && r.Expected.StuckPolls > b.StuckPolls || b.MeanPolls > 0 && r.Expected.MeanPolls > b.MeanPolls {
+				t.Errorf("%+v k=%d: spends %+v", b, k, r.Expected)
+			}
+			if !slices.Equal(r.Polls, r.Schedule.Polls()) || r.Polls[len(r.Polls)-1] != DefaultHorizon {
+				t.Errorf("%+v k=%d: polls %v are not the schedule's, ending at the horizon", b, k, r.Polls)
+			}
+			if k > 0 && r.Phases > k {
+				t.Errorf("%+v k=%d: %d phases", b, k, r.Phases)
+			}
+			for i, p := range r.Polls {
+				if i > 0 && (p-r.Polls[i-1] < DefaultPhasedMinGap || p-r.Polls[i-1] > 2*time.Minute) {
+					t.Errorf("%+v k=%d: gap %v outside [1s, 2m]", b, k, p-r.Polls[i-1])
+				}
+			}
+			// The schedule is re-read from its spec to the same polls.
+			back, err := ParseSpec(r.Schedule.String())
+			if err != nil || !slices.Equal(back.Polls(), r.Polls) {
+				t.Errorf("%+v k=%d: spec %q does not read back (%v)", b, k, r.Schedule, err)
+			}
+		}
+	}
+}
+
+// A deadline: most items settle early, the rest fail when a prompt times
+// out, uniformly in [55 s, 65 s]. The schedule must poll hard again around
+// the deadline: a gap shrinks after growing.
+func TestPhasedShrinksForDeadline(t *testing.T) {
+	early := distuv.LogNormal{Mu: 1, Sigma: 0.5}
+	d := cdfFunc(func(t float64) float64 {
+		return 0.7*early.CDF(t) + 0.3*math.Min(1, math.Max(0, (t-55)/10))
+	})
+	r, err := Phased(d, Budget{StuckPolls: 80}, 4, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shrinks := false
+	for i := 2; i < len(r.Polls); i++ {
+		shrinks = shrinks || r.Polls[i]-r.Polls[i-1] < r.Polls[i-1]-r.Polls[i-2]
+	}
+	if !shrinks {
+		t.Errorf("Phased(deadline) = %s: want a gap that shrinks", r.Schedule)
+	}
+}
+
+func TestSqrtRule(t *testing.T) {
+	t.Run("uniform even", func(t *testing.T) {
+		r, err := SqrtRule(uniform(900, 1), Budget{StuckPolls: 30}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range r.Polls {
+			if want := time.Duration(i+1) * 30 * time.Second; p != want {
+				t.Errorf("poll %d = %v, want %v", i, p, want)
+			}
+		}
+	})
+	d := distuv.LogNormal{Mu: 2, Sigma: 1}
+	for _, b := range []Budget{{StuckPolls: 100}, {MeanPolls: 10}, {StuckPolls: 100, MeanPolls: 10}, {PollCost: 0.1}} {
+		r, err := SqrtRule(d, b, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.StuckPolls > 0 && r.Expected.StuckPolls > b.StuckPolls || b.MeanPolls > 0 && r.Expected.MeanPolls > b.MeanPolls {
+			t.Errorf("%+v: spends %+v", b, r.Expected)
+		}
+		// The √ rule is near the optimum for a smooth density (the
+		// brief): within 10%, and never better at the same budget.
+		if ratio := r.Expected.MeanLag / r.Optimum.MeanLag; b.PollCost == 0 && (ratio < 1-1e-9 || ratio > 1.1) {
+			t.Errorf("%+v: √-rule lag / exact = %g, want in [1, 1.1]", b, ratio)
+		}
+	}
+}
+
+// empirical is the step CDF of settle times; the rest never settles.
+type empirical struct {
+	t []float64 // sorted
+	n float64   // all items, pending included
+}
+
+func (e empirical) CDF(t float64) float64 {
+	i, _ := slices.BinarySearch(e.t, math.Nextafter(t, math.Inf(1)))
+	return float64(i) / e.n
+}
+
+// The payments fixture (issue 5): at the budgets of "now" (152 stuck polls,
+// now's mean polls) the best phased schedule beats now on mean lag. Pending
+// rows count as never settling.
+func TestPhasedBeatsNowOnPayments(t *testing.T) {
+	f, err := os.Open("../fixtures/payments.csv")
+	if err != nil {
+		t.Skip("fixtures/payments.csv:", err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e empirical
+	for _, row := range rows[1:] {
+		if row[4] == "pending" {
+			continue
+		}
+		v, err := strconv.ParseFloat(row[5], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.t = append(e.t, v)
+	}
+	e.n = float64(len(rows) - 1)
+	slices.Sort(e.t)
+	now := References[3]
+	en, err := Expect(now, e, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := Budget{StuckPolls: now.StuckPolls(), MeanPolls: en.MeanPolls}
+	r, err := Phased(e, b, 0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("now: %+v\nphased: %s\n  %+v", en, r.Schedule, r.Expected)
+	if r.Expected.MeanLag >= en.MeanLag || r.Expected.StuckPolls > 152 || r.Expected.MeanPolls > en.MeanPolls {
+		t.Errorf("phased %s: %+v; want less lag than now's %+v at no more polls", r.Schedule, r.Expected, en)
+	}
+}
+
+func TestPriceOfSimplicity(t *testing.T) {
+	rows, err := PriceOfSimplicity(distuv.LogNormal{Mu: 2, Sigma: 1}, Budget{StuckPolls: 100}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := math.Inf(1)
+	for _, r := range rows {
+		// More phases never hurt, and no phased schedule beats the exact
+		// optimum at the same stuck budget (its polls are grid points).
+		if r.Err != nil || r.Ratio < 1-1e-9 || r.MeanLag > prev*(1+1e-9) {
+			t.Errorf("K=%d: %+v (previous mean lag %g)", r.K, r, prev)
+		}
+		prev = r.MeanLag
+	}
+}

@@ -129,6 +129,7 @@ func Template(w io.Writer, text string, doc Document, opt Options) error {
 //	comment S     S on one line, control characters replaced by spaces
 //	wrap S        a spec split at its commas into lines of at most 72 bytes
 //	title S       S with its first letter upper-cased
+//	upper S       S in upper case
 //	ident S       S as an exported ASCII identifier: mobile-money → MobileMoney
 //	json V        V as compact JSON
 //	args V...     V... as a slice, to pass several values to a template
@@ -149,6 +150,7 @@ var Funcs = template.FuncMap{
 	"comment":    comment,
 	"wrap":       wrap,
 	"title":      title,
+	"upper":      strings.ToUpper,
 	"ident":      func(s string) string { return identifier(s, "S") },
 	"json":       jsonText,
 	"args":       func(v ...any) []any { return v },

@@ -207,3 +207,102 @@ func TestSubMillisecondRefused(t *testing.T) {
 		}
 	}
 }
+
+// ktDriver runs every table of the generated class in four ways and prints
+// the poll times (ms) as a JSON array in the order of its arguments.
+const ktDriver = `fun retry(b: Backoff): List<Long> {
+    var now = b.startMs
+    val polls = ArrayList<Long>()
+    while (true) {
+        polls.add(now)
+        val next = b.nextBackOff()
+        if (next == Backoff.STOP) return polls
+        now += next
+    }
+}
+
+fun main(args: Array<String>) {
+    val half = { 0.5 }
+    val parts = ArrayList<String>()
+    for (seg in args) {
+        val b = Backoff(seg, half)
+        val r = retry(b)
+        if (b.nextBackOff() != Backoff.STOP) throw IllegalStateException("no STOP after the horizon")
+        b.reset()
+        val reset = retry(b)
+        var a = b.startMs
+        val gaps = arrayListOf(a)
+        while (true) {
+            val g = b.gapAfterMs(a)
+            if (g < 0) break
+            a += g
+            gaps.add(a)
+        }
+        var now = 0L
+        val polls = ArrayList<Long>()
+        var err = "poll returned"
+        try {
+            Backoff(seg, half).poll({ polls.add(now); false }, { ms -> now += ms })
+        } catch (e: Backoff.HorizonException) {
+            err = ""
+        }
+        parts.add("{\"Retry\":" + r + ",\"Reset\":" + reset + ",\"GapAfter\":" + gaps + ",\"Poll\":" + polls + ",\"PollErr\":\"" + err + "\"}")
+    }
+    println("[" + parts.joinToString(",") + "]")
+}
+`
+
+// TestKotlinRuns compiles the generated Kotlin with kotlinc (Debian's
+// kotlin package; see testdata/setup.sh), runs it on the JVM and compares
+// its poll times with optimize's.
+func TestKotlinRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles Kotlin (about ten seconds); skipped in -short mode")
+	}
+	kotlinc, err := exec.LookPath("kotlinc")
+	if err != nil {
+		t.Skip("kotlinc not on PATH: run sh export/testdata/setup.sh (apt-get install kotlin)")
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		t.Skip("java not on PATH: cannot run the compiled Kotlin")
+	}
+	var cases []runCase
+	for _, c := range append(append([]runCase{}, runCases...), jitterCases...) {
+		if !c.subMs {
+			cases = append(cases, c)
+		}
+	}
+	doc := caseDoc(t, cases)
+	for _, name := range []string{"a-b", "a_b", "fun", "quote \" ${x} $y \\ \n end"} {
+		doc.Segments = append(doc.Segments, Segment{Name: name, Schedule: doc.Schedule})
+	}
+	dir := t.TempDir()
+	var src bytes.Buffer
+	if err := Kotlin(&src, doc, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"Backoff.kt": src.Bytes(), "Driver.kt": []byte(ktDriver)} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, dir, nil, kotlinc, "-Werror", "Backoff.kt", "Driver.kt", "-include-runtime", "-d", "driver.jar")
+	names := []string{""}
+	for _, s := range doc.Segments {
+		names = append(names, s.Name)
+	}
+	out := run(t, dir, nil, java, append([]string{"-jar", "driver.jar"}, names...)...)
+	var list []langResult
+	if err := json.Unmarshal(out, &list); err != nil {
+		t.Fatalf("driver output: %v\n%s", err, out)
+	}
+	if len(list) != len(names) {
+		t.Fatalf("driver printed %d results for %d segments", len(list), len(names))
+	}
+	got := map[string]langResult{}
+	for i, r := range list {
+		got[names[i]] = r
+	}
+	checkLangResults(t, doc, got, false)
+}

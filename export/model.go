@@ -236,7 +236,7 @@ var reservedNames = map[string]bool{
 	"Protocol": true, "Int64": true, "Bool": true, "Dictionary": true, "Duration": true,
 	"AnyObject": true, "Never": true, "Phase": true, "Table": true, "Growth": true, "Jitter": true,
 	"Foundation": true, "Glibc": true, "Darwin": true, "Void": true, "Set": true, "Kotlin": true,
-	"Java": true, "System": true, "Thread": true, "TimeUnit": true, "Character": true, "Float": true,
+	"Java": true, "System": true, "Thread": true, "TimeUnit": true, "Character": true, "Float": true, "State": true, "HorizonError": true, "HorizonException": true,
 }
 
 func typeName(name string) string {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -73,27 +74,69 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // inputFlags are the flags of every command that reads settle times.
 func inputFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "settle times: CSV file (`FILE`)"},
+		&cli.StringSliceFlag{Name: "input", Aliases: []string{"i"}, Usage: "settle times: a CSV (.csv, .csv.gz) or Parquet `FILE`, a glob, a directory (Hive-partitioned too) or - for stdin; repeatable"},
 		&cli.StringFlag{Name: "column", Aliases: []string{"c"}, Usage: "column holding settle times (seconds, or Go durations such as 1.5s)"},
 		&cli.StringFlag{Name: "unit", Value: "s", Usage: "unit of bare numbers: ms, s, m or h"},
-		&cli.BoolFlag{Name: "drop-invalid", Usage: "drop rows with empty, non-numeric, infinite or negative values (counted on stderr) instead of failing"},
+		&cli.StringFlag{Name: "start", Usage: "instead of --column: the column of creation timestamps (RFC 3339, or epoch numbers with --epoch)"},
+		&cli.StringFlag{Name: "end", Usage: "with --start: the column of settle timestamps; empty means still pending"},
+		&cli.StringFlag{Name: "epoch", Usage: "numeric timestamps are epoch s or ms"},
+		&cli.StringFlag{Name: "status", Usage: "column of outcomes; any terminal outcome, failed included, is a settle"},
+		&cli.StringFlag{Name: "pending", Usage: "comma-separated --status values of items still pending (right-censored)"},
+		&cli.TimestampFlag{Name: "observed-at", Layout: time.RFC3339, Usage: "when observation ended (RFC 3339): the censoring age of pending rows without a duration"},
+		&cli.StringFlag{Name: "exclude-status", Usage: "comma-separated --status values whose rows are left out on purpose (counted)"},
+		&cli.StringFlag{Name: "segment", Usage: "column whose values are planned separately (e.g. payment method)"},
+		&cli.BoolFlag{Name: "binned", Usage: "rows are bins: lower, upper, count[, censored] (see docs/scale.md)"},
+		&cli.StringFlag{Name: "delimiter", Value: ",", Usage: "CSV field delimiter"},
+		&cli.BoolFlag{Name: "drop-invalid", Usage: "drop rows with empty, non-numeric, infinite or negative values (counted per reason on stderr) instead of failing"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "do not report row counts and progress on stderr"},
 	}
 }
 
-func inputOf(c *cli.Context, withBundled bool) (app.Input, error) {
+func inputOf(c *cli.Context, stderr io.Writer, withBundled bool) (app.Input, error) {
 	unit, err := fit.ParseUnit(c.String("unit"))
 	if err != nil {
 		return app.Input{}, app.Usagef("--unit: %w", err)
 	}
+	var epoch fit.Unit
+	switch c.String("epoch") {
+	case "":
+	case "s":
+		epoch = fit.Second
+	case "ms":
+		epoch = fit.Millisecond
+	default:
+		return app.Input{}, app.Usagef("--epoch %q: want s or ms", c.String("epoch"))
+	}
+	delim := []rune(c.String("delimiter"))
+	if len(delim) != 1 {
+		return app.Input{}, app.Usagef("--delimiter %q: want one character", c.String("delimiter"))
+	}
+	if c.String("delimiter") == `\t` {
+		delim = []rune{'\t'}
+	}
 	in := app.Input{
-		Path:  c.String("input"),
+		Paths: c.StringSlice("input"),
 		Quiet: c.Bool("quiet"),
 		Read: fit.ReadOptions{
-			Column:      c.String("column"),
-			Unit:        unit,
-			DropInvalid: c.Bool("drop-invalid"),
+			Column:        c.String("column"),
+			Unit:          unit,
+			DropInvalid:   c.Bool("drop-invalid"),
+			Delimiter:     delim[0],
+			Start:         c.String("start"),
+			End:           c.String("end"),
+			Epoch:         epoch,
+			Status:        c.String("status"),
+			Pending:       app.SplitList(c.String("pending")),
+			ExcludeStatus: app.SplitList(c.String("exclude-status")),
+			Segment:       c.String("segment"),
+			Binned:        c.Bool("binned"),
 		},
+	}
+	if t := c.Timestamp("observed-at"); t != nil {
+		in.Read.ObservedAt = *t
+	}
+	if f, ok := stderr.(*os.File); ok && !in.Quiet {
+		in.Read.Progress = fit.TerminalProgress(f)
 	}
 	if withBundled {
 		in.Bundled = &app.Bundled{Name: "julia_ci_job_durations.csv", Data: bundled, Column: "duration_s"}
@@ -115,7 +158,7 @@ func evaluateCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.IntFlag{Name: "draws", Value: 200, Usage: "Monte Carlo draws for jittered schedules"},
 		),
 		Action: func(c *cli.Context) error {
-			in, err := inputOf(c, false)
+			in, err := inputOf(c, stderr, false)
 			if err != nil {
 				return err
 			}
@@ -232,11 +275,11 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "also write the schedule JSON document to `FILE`"},
 		}),
 		Action: func(c *cli.Context) error {
-			in, err := inputOf(c, true)
+			in, err := inputOf(c, stderr, true)
 			if err != nil {
 				return err
 			}
-			if in.Path == "" {
+			if len(in.Paths) == 0 {
 				if !c.IsSet("horizon") {
 					c.Set("horizon", bundledPreset.horizon)
 				}
@@ -279,7 +322,7 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON to `FILE` (default stdout)"},
 		}),
 		Action: func(c *cli.Context) error {
-			in, err := inputOf(c, false)
+			in, err := inputOf(c, stderr, false)
 			if err != nil {
 				return err
 			}
@@ -310,7 +353,7 @@ func optimizeCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the schedule JSON to `FILE` (default stdout)"},
 		}),
 		Action: func(c *cli.Context) error {
-			in, err := inputOf(c, false)
+			in, err := inputOf(c, stderr, false)
 			if err != nil {
 				return err
 			}

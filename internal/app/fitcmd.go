@@ -41,7 +41,7 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 		}
 		out.Density = d
 	} else {
-		if f.Input.Path == "" {
+		if len(f.Input.Paths) == 0 {
 			return Usagef("--input is required (or --dist MODEL for a parametric model)")
 		}
 		sample, rep, err := f.Input.load(stderr)

@@ -27,9 +27,9 @@ func Usagef(format string, args ...any) error {
 
 // Input names the settle-time data of a command.
 type Input struct {
-	Path    string // file, glob, directory or "-"; "" means none
+	Paths   []string // files, globs, directories or "-"; none means no input
 	Read    fit.ReadOptions
-	Bundled *Bundled // used when Path is ""; nil means no data
+	Bundled *Bundled // used when Paths is empty; nil means no data
 	Quiet   bool
 }
 
@@ -49,11 +49,11 @@ func (in Input) load(stderr io.Writer) (*fit.Sample, *fit.Report, error) {
 		err error
 	)
 	switch {
-	case in.Path != "":
-		if in.Read.Column == "" {
-			return nil, nil, Usagef("--column is required with --input: name the column that holds settle times")
+	case len(in.Paths) > 0:
+		if in.Read.Column == "" && in.Read.Start == "" && !in.Read.Binned {
+			return nil, nil, Usagef("--column is required with --input: name the column that holds settle times (or give --start and --end)")
 		}
-		s, rep, err = fit.ReadCSVFile(in.Path, in.Read)
+		s, rep, err = fit.Read(in.Paths, in.Read)
 	case in.Bundled != nil:
 		opt := in.Read
 		if opt.Column == "" {
@@ -67,7 +67,7 @@ func (in Input) load(stderr io.Writer) (*fit.Sample, *fit.Report, error) {
 		return nil, nil, err
 	}
 	if !in.Quiet {
-		name := in.Path
+		name := strings.Join(in.Paths, ", ")
 		if name == "" {
 			name = in.Bundled.Name + " (bundled)"
 		}
@@ -108,3 +108,15 @@ func itemsOf(s *fit.Sample) *optimize.Items {
 }
 
 var errNoSchedule = errors.New("no schedule given: pass --schedule SPEC or FILE (e.g. --schedule 'every 2s until 2m')")
+
+// SplitList splits a comma-separated flag value, trimming spaces and
+// dropping empty items.
+func SplitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

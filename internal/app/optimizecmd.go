@@ -28,7 +28,10 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 		return err
 	}
 	sources := 0
-	for _, s := range []string{o.Input.Path, o.Density, o.Dist} {
+	if len(o.Input.Paths) > 0 {
+		sources++
+	}
+	for _, s := range []string{o.Density, o.Dist} {
 		if s != "" {
 			sources++
 		}

@@ -146,14 +146,18 @@ func (p Plan) plan(segment string, sample *fit.Sample, ages []time.Duration, lab
 
 // fixedLike returns the fixed-interval schedule with no more stuck polls
 // than s over the horizon: gap = horizon / (polls − 1), rounded up to the
-// millisecond.
+// second (to the millisecond below one second).
 func fixedLike(s optimize.Schedule, horizon time.Duration) optimize.Schedule {
 	n := s.StuckPolls()
 	if n < 2 {
 		n = 2
 	}
 	gap := (horizon + time.Duration(n-2)) / time.Duration(n-1)
-	gap = (gap + time.Millisecond - 1).Truncate(time.Millisecond)
+	unit := time.Second
+	if gap < time.Second {
+		unit = time.Millisecond
+	}
+	gap = (gap + unit - 1).Truncate(unit)
 	f := optimize.Schedule{Name: "fixed", Phases: []optimize.Phase{{Growth: optimize.Fixed, Gap: gap, Until: horizon}}}
 	return f
 }

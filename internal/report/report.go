@@ -145,9 +145,15 @@ func Table(w io.Writer, rows []Row, note string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	// Specs below the table keep it narrow enough to read.
+	// Specs below the table keep it narrow enough to read; the JSON and
+	// CSV forms carry them whole.
 	for _, r := range rows {
-		if _, err := fmt.Fprintf(w, "  %-12s %s\n", r.Name+":", r.Spec); err != nil {
+		spec := r.Spec
+		if len(spec) > maxSpec {
+			cut := strings.LastIndex(spec[:maxSpec], ",")
+			spec = spec[:cut] + ", … (" + strconv.Itoa(strings.Count(r.Spec, ",")+1) + " items in all)"
+		}
+		if _, err := fmt.Fprintf(w, "  %-12s %s\n", r.Name+":", spec); err != nil {
 			return err
 		}
 		if r.Polls != nil {
@@ -156,6 +162,9 @@ func Table(w io.Writer, rows []Row, note string) error {
 	}
 	return nil
 }
+
+// maxSpec is the longest spec the table prints whole.
+const maxSpec = 160
 
 func pollList(p []float64) string {
 	var b strings.Builder

@@ -119,7 +119,7 @@ func (s wsample) quantiles(ps ...float64) []float64 {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortFunc(idx, func(a, b int) int { return cmpFloat(s.x[a], s.x[b]) })
+	slices.SortFunc(idx, func(a, b int) int { return compareFloat(s.x[a], s.x[b]) })
 	var W float64
 	for _, w := range s.w {
 		W += w
@@ -146,7 +146,7 @@ func (s wsample) quantiles(ps ...float64) []float64 {
 	return out
 }
 
-func cmpFloat(a, b float64) int {
+func compareFloat(a, b float64) int {
 	switch {
 	case a < b:
 		return -1
@@ -338,7 +338,7 @@ func abs(i int) int {
 }
 
 // phi4 and phi6 are R's bw_phi4 and bw_phi6: binned estimates of the
-// density functionals ψ4 = ∫ f''² and ψ6 with a Gaussian pilot of
+// density functionals ψ4 = ∫ (f⁽²⁾)² and ψ6 with a Gaussian pilot of
 // bandwidth h (Wand & Jones 1995, §3.5).
 func (c sjCounts) phi4(h float64) float64 {
 	sum := 0.0
@@ -512,7 +512,7 @@ func dct2(x []float64) []float64 {
 	for j := range m {
 		ext[2*m-1-j] = x[j]
 	}
-	fy := fourier.NewFFT(2 * m).Coefficients(nil, ext)
+	fy := fourier.NewFFT(2*m).Coefficients(nil, ext)
 	out := make([]float64, m)
 	for k := range m {
 		th := -math.Pi * float64(k) / float64(2*m)

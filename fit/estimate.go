@@ -291,7 +291,7 @@ func (d *Density) smooth(t, m []float64, opt Options) error {
 			ws.w = m
 		}
 	}
-	slices.SortFunc(d.Atoms, func(a, b Atom) int { return cmpFloat(a.T, b.T) })
+	slices.SortFunc(d.Atoms, func(a, b Atom) int { return compareFloat(a.T, b.T) })
 
 	contMass := 0.0
 	if m == nil {

@@ -43,7 +43,7 @@ func kaplanMeier(s *Sample) (*KaplanMeier, []float64) {
 	// Events before censorings at equal times: the censored item was
 	// still at risk at that time.
 	slices.SortFunc(idx, func(a, b int) int {
-		if c := cmpFloat(s.Times[a], s.Times[b]); c != 0 {
+		if c := compareFloat(s.Times[a], s.Times[b]); c != 0 {
 			return c
 		}
 		ca, cb := s.IsCensored(a), s.IsCensored(b)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/gonum/mathext"
+
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -200,7 +202,8 @@ func (d *Dist) Density(horizon float64, grid int) *Density {
 //
 // Closed forms are used where they exist (exponential; lognormal without
 // censoring or zeros: mean and sd of ln t with divisor n, as
-// MASS::fitdistr); otherwise the log-likelihood is maximised by Nelder–Mead on
+// MASS::fitdistr; gamma without censoring or zeros: its one-dimensional
+// profile equation); otherwise the log-likelihood is maximised by Nelder–Mead on
 // log-parameters from moment-based starting values.
 func MaxLikelihood(family string, s *Sample) (*Dist, error) {
 	if _, ok := familyParams[family]; !ok {
@@ -264,6 +267,26 @@ func MaxLikelihood(family string, s *Sample) (*Dist, error) {
 	censored := s.CensoredCount() > 0
 	if family == LogNormal && !censored && !zeros {
 		return &Dist{Family: family, Params: map[string]float64{"mu": mean, "sigma": sdlog}}, nil
+	}
+	if family == Gamma && !censored && !zeros {
+		// The profile equation ln α − ψ(α) = ln(mean t) − mean(ln t),
+		// β = α/mean t (Choi & Wette 1969); its left side falls from +∞
+		// to 0 as α grows, so bisection on ln α finds the one root.
+		var mt float64
+		for i, t := range s.Times {
+			mt += s.Weight(i) * t
+		}
+		mt /= wSettled
+		target := math.Log(mt) - mean
+		if !(target > 0) {
+			return nil, fmt.Errorf("fit: gamma: all settled times are equal")
+		}
+		la := bisect(func(la float64) float64 {
+			a := math.Exp(la)
+			return target - (la - mathext.Digamma(a))
+		}, -30, 30, 1e-13)
+		a := math.Exp(la)
+		return &Dist{Family: family, Params: map[string]float64{"alpha": a, "beta": a / mt}}, nil
 	}
 	zeroCell := resolution(s.Times) / 2
 	if zeroCell == 0 {
@@ -358,7 +381,7 @@ func nelderMead(f func([]float64) float64, x0 []float64, step float64) ([]float6
 		for i := range idx {
 			idx[i] = i
 		}
-		slices.SortFunc(idx, func(a, b int) int { return cmpFloat(val[a], val[b]) })
+		slices.SortFunc(idx, func(a, b int) int { return compareFloat(val[a], val[b]) })
 		p2 := make([][]float64, n+1)
 		v2 := make([]float64, n+1)
 		for k, i := range idx {

@@ -155,7 +155,6 @@ func newPlan(opt ReadOptions) (*plan, error) {
 	return p, nil
 }
 
-
 // batch collects the rows of one chunk (CSV) or row group (Parquet) with
 // segment labels local to it; merger folds batches into one Sample.
 type batch struct {

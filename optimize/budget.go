@@ -25,8 +25,8 @@ type Budget struct {
 // Errors of the solvers; errors.Is finds them in what Exact, SqrtRule and
 // Phased return.
 var (
-	ErrInvalidBudget     = errors.New("invalid budget")
-	ErrInfeasible = errors.New("budget cannot be met")
+	ErrInvalidBudget = errors.New("invalid budget")
+	ErrInfeasible    = errors.New("budget cannot be met")
 )
 
 func (b Budget) validate() error {

@@ -192,7 +192,7 @@ func (pr *problem) setPrices(r *Result, c cand) {
 // multipliers.
 type mongeDP struct {
 	md             *model
-	minGap, maxGap int // cells; maxGap 0 means none
+	minGap, maxGap int     // cells; maxGap 0 means none
 	l2             float64 // price of a poll made, in val
 	D              []float64
 	par            []int32 // best predecessor; −1 creation, −2 unreachable

@@ -168,7 +168,12 @@ type phaseSpace struct {
 	states []int     // cells of each state
 	starts []pstart  // first polls
 	trans  [][]phase // per state
+	best   [][]float64
+	bk     [][]back
 }
+
+// back points from a state at one layer to the state and edge before it.
+type back struct{ from, tr int32 }
 
 type pstart struct {
 	state     int
@@ -321,12 +326,12 @@ func gcd(a, b int) int {
 func (sp *phaseSpace) solve(k int, l1, l2 float64) cand {
 	ns := len(sp.states)
 	inf := math.Inf(1)
-	type back struct{ from, tr int32 }
-	best := make([][]float64, k+1)
-	bk := make([][]back, k+1)
+	for len(sp.best) <= k { // work arrays, kept across multipliers
+		sp.best = append(sp.best, make([]float64, ns))
+		sp.bk = append(sp.bk, make([]back, ns))
+	}
+	best, bk := sp.best[:k+1], sp.bk[:k+1]
 	for l := range best {
-		best[l] = make([]float64, ns)
-		bk[l] = make([]back, ns)
 		for i := range best[l] {
 			best[l][i] = inf
 		}

@@ -1,0 +1,243 @@
+package fit
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Plot draws the estimate in three stacked panels — histogram of the
+// sample's settled times with the density, survival (with the
+// Kaplan–Meier steps when there is censoring) and hazard — and writes
+// them to path as PNG or SVG, chosen by its extension (.png, .svg). The
+// time axis is logarithmic when the grid spans more than two decades; the
+// density panel then shows t·f(t), the density of ln t, so that areas
+// still read as probabilities. s may be nil (no histogram). The file is
+// written to a temporary file and renamed, so readers never see a
+// partial plot.
+func Plot(d *Density, s *Sample, path string) error {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext != ".png" && ext != ".svg" {
+		return fmt.Errorf("plot %s: unknown format %q (want .png or .svg)", path, ext)
+	}
+	// Log axis: from the first grid point with visible mass.
+	lo := 0.0
+	for i, t := range d.T {
+		if t > 0 && d.CDFs[i] > 1e-4 {
+			lo = d.T[max(1, i-1)]
+			break
+		}
+	}
+	if lo == 0 && len(d.T) > 1 {
+		lo = d.T[1]
+	}
+	logX := lo > 0 && d.Horizon()/lo > 100
+	xOf := func(t float64) bool { return !logX || t >= lo }
+
+	dens := plot.New()
+	dens.X.Label.Text = "settle time (s)"
+	dens.Y.Label.Text = "density (1/s)"
+	if logX {
+		dens.Y.Label.Text = "t·f(t): density of ln t"
+	}
+	dens.Title.Text = title(d)
+	if s != nil {
+		if h := histogram(d, s, lo, logX); h != nil {
+			dens.Add(h)
+		}
+	}
+	var pdf, surv, haz plotter.XYs
+	for i, t := range d.T {
+		if !xOf(t) {
+			continue
+		}
+		y := d.PDFs[i]
+		if logX {
+			y *= t
+		}
+		pdf = append(pdf, plotter.XY{X: t, Y: y})
+		surv = append(surv, plotter.XY{X: t, Y: d.Survival[i]})
+		if d.Survival[i] > 1e-3 {
+			haz = append(haz, plotter.XY{X: t, Y: d.Hazard[i]})
+		}
+	}
+	addLine(dens, pdf, color.RGBA{R: 200, A: 255}, "estimate")
+
+	sp := plot.New()
+	sp.X.Label.Text = "settle time (s)"
+	sp.Y.Label.Text = "survival P(T > t)"
+	sp.Y.Min, sp.Y.Max = 0, 1
+	addLine(sp, surv, color.RGBA{B: 200, A: 255}, "estimate")
+	if d.KM != nil && len(d.KM.T) > 0 {
+		var km plotter.XYs
+		prev := 1.0
+		for i, t := range d.KM.T {
+			if xOf(t) {
+				km = append(km, plotter.XY{X: t, Y: prev}, plotter.XY{X: t, Y: d.KM.Survival[i]})
+			}
+			prev = d.KM.Survival[i]
+		}
+		addLine(sp, km, color.Gray{Y: 90}, "Kaplan–Meier")
+	}
+
+	hp := plot.New()
+	hp.X.Label.Text = "settle time (s)"
+	hp.Y.Label.Text = "hazard (1/s)"
+	addLine(hp, haz, color.RGBA{G: 140, A: 255}, "estimate")
+
+	for _, p := range []*plot.Plot{dens, sp, hp} {
+		if logX {
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+			p.X.Min = lo
+		} else {
+			p.X.Min = 0
+		}
+		p.X.Max = d.Horizon()
+		p.Add(plotter.NewGrid())
+	}
+	return writePlots([]*plot.Plot{dens, sp, hp}, path, ext)
+}
+
+func title(d *Density) string {
+	t := fmt.Sprintf("%s, n=%d", d.Method, d.N)
+	if d.Domain != "" && d.Domain != "parametric" {
+		t += fmt.Sprintf(", %s domain, bandwidth %.3g", d.Domain, d.Bandwidth)
+	}
+	for _, a := range d.Atoms {
+		t += fmt.Sprintf(", atom %gs (%.1f%%)", a.T, 100*a.Mass)
+	}
+	if d.StuckShare > 0 {
+		t += fmt.Sprintf(", stuck %.2g%%", 100*d.StuckShare)
+	}
+	return t
+}
+
+func addLine(p *plot.Plot, xy plotter.XYs, c color.Color, name string) {
+	if len(xy) == 0 {
+		return
+	}
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return // only NaN or Inf, which the grid does not hold
+	}
+	l.Color = c
+	l.Width = vg.Points(1.2)
+	p.Add(l)
+	p.Legend.Add(name, l)
+	p.Legend.Top = true
+}
+
+// histogram bins the settled times within the grid (log-spaced bins on a
+// log axis) with heights on the density panel's scale, each settled item
+// weighing its share of the estimate's mass (KM jumps when censored).
+func histogram(d *Density, s *Sample, lo float64, logX bool) *plotter.Histogram {
+	const nb = 60
+	H := d.Horizon()
+	edges := make([]float64, nb+1)
+	for i := range edges {
+		f := float64(i) / nb
+		if logX {
+			edges[i] = lo * math.Pow(H/lo, f)
+		} else {
+			edges[i] = H * f
+		}
+	}
+	bins := make([]plotter.HistogramBin, nb)
+	for i := range bins {
+		bins[i] = plotter.HistogramBin{Min: edges[i], Max: edges[i+1]}
+	}
+	var mass []float64
+	if s.CensoredCount() > 0 {
+		_, mass = kaplanMeier(s)
+	}
+	W := s.TotalWeight()
+	found := false
+	for i, t := range s.Times {
+		if s.IsCensored(i) || t > H || (logX && t < lo) {
+			continue
+		}
+		w := s.Weight(i) / W
+		if mass != nil {
+			w = mass[i]
+		}
+		var k int
+		if logX {
+			k = int(nb * math.Log(t/lo) / math.Log(H/lo))
+		} else {
+			k = int(nb * t / H)
+		}
+		bins[min(k, nb-1)].Weight += w
+		found = true
+	}
+	if !found {
+		return nil
+	}
+	for i := range bins {
+		width := bins[i].Max - bins[i].Min
+		if logX {
+			width = math.Log(bins[i].Max / bins[i].Min)
+		}
+		bins[i].Weight /= width
+	}
+	return &plotter.Histogram{
+		Bins:      bins,
+		FillColor: color.Gray{Y: 215},
+		LineStyle: draw.LineStyle{Color: color.Gray{Y: 160}, Width: vg.Points(0.5)},
+	}
+}
+
+// writePlots stacks the plots vertically and writes them atomically.
+func writePlots(ps []*plot.Plot, path, ext string) error {
+	w, h := 8*vg.Inch, 10*vg.Inch
+	var c draw.Canvas
+	var save func(f *os.File) error
+	if ext == ".svg" {
+		sc := vgsvg.New(w, h)
+		c = draw.New(sc)
+		save = func(f *os.File) error { _, err := sc.WriteTo(f); return err }
+	} else {
+		ic := vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
+		c = draw.New(ic)
+		save = func(f *os.File) error { _, err := ic.WriteTo(f); return err }
+	}
+	rows := make([][]*plot.Plot, len(ps))
+	for i, p := range ps {
+		rows[i] = []*plot.Plot{p}
+	}
+	tiles := draw.Tiles{Rows: len(ps), Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadX: vg.Points(6), PadY: vg.Points(12)}
+	canvases := plot.Align(rows, tiles, c)
+	for i, p := range ps {
+		p.Draw(canvases[i][0])
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".plot-*"+ext)
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	tmp := f.Name()
+	_ = f.Chmod(0o644) // CreateTemp makes 0600; a plot is for sharing
+	if err := save(f); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return nil
+}

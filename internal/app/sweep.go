@@ -1,0 +1,269 @@
+package app
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/internal/outfile"
+	"github.com/pollfit/pollfit/internal/plot"
+	"github.com/pollfit/pollfit/optimize"
+)
+
+// Sweep settings: see the sweep command's help and docs/sweep.md.
+type Sweep struct {
+	Input Input
+	Fit   fit.Options
+	// Solve holds the solver options (Horizon is every schedule's horizon)
+	// and the phases of the K-phase curve; its Budget is ignored.
+	Solve     Solve
+	Budgets   string // stuck-poll budgets, "10..300" or "10..300:20"
+	MeanPolls string // mean-poll budgets, "2..20:10"; exclusive with Budgets
+	Families  string
+	Schedules []string
+	Holdout   float64
+	Seed      uint64
+	Draws     int
+	Out       string // CSV file; "" or "-" means stdout
+	Plot      string // lag–budget plot, .svg or .png; "" means none
+	Quiet     bool   // no progress on stderr
+}
+
+// DefaultSweepPoints is the number of budgets of a range without ":N".
+const DefaultSweepPoints = 12
+
+// ParseRange reads a budget range "A..B" or "A..B:N" for the flag named
+// flag: N budgets from A to B, spaced evenly on a log scale (lag falls
+// roughly as a power of the budget, so log spacing puts the points evenly
+// along the curve). With integer set, budgets are rounded to whole polls
+// and repeats dropped. N defaults to DefaultSweepPoints; N = 1 gives A.
+func ParseRange(flag, s string, integer bool) ([]float64, error) {
+	bad := func() error {
+		return Usagef("--%s %q: want a range such as 10..300 or 10..300:20 (from, to, number of points)", flag, s)
+	}
+	span, count, hasN := strings.Cut(strings.TrimSpace(s), ":")
+	from, to, ok := strings.Cut(span, "..")
+	if !ok {
+		return nil, bad()
+	}
+	a, err1 := strconv.ParseFloat(strings.TrimSpace(from), 64)
+	b, err2 := strconv.ParseFloat(strings.TrimSpace(to), 64)
+	n := DefaultSweepPoints
+	var err3 error
+	if hasN {
+		n, err3 = strconv.Atoi(strings.TrimSpace(count))
+	}
+	if err1 != nil || err2 != nil || err3 != nil || !(a > 0) || !(b >= a) || math.IsInf(b, 0) || n < 1 || n > 1000 {
+		return nil, bad()
+	}
+	if integer && (a != math.Trunc(a) || b != math.Trunc(b)) {
+		return nil, Usagef("--%s %q: budgets are whole polls", flag, s)
+	}
+	var out []float64
+	for i := range n {
+		v := a
+		if n > 1 {
+			v = math.Exp(math.Log(a) + float64(i)/float64(n-1)*(math.Log(b)-math.Log(a)))
+		}
+		if i == n-1 {
+			v = b // exactly, not exp(log(b))
+		}
+		if integer {
+			v = math.Round(v)
+		}
+		if len(out) == 0 || v != out[len(out)-1] {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// SweepRow is one schedule at one budget: a row of the sweep CSV.
+type SweepRow struct {
+	Schedule   string  // "exact", "pollfit" (K-phase), a family or a user schedule
+	Kind       string  // exact, phased, family or user
+	Budget     float64 // the budget swept (stuck or mean polls); a user schedule's own spend
+	StuckPolls float64
+	MeanPolls  float64
+	MeanLag    float64 // seconds
+	MedianLag  float64
+	P95Lag     float64
+	P99Lag     float64
+	Caught     float64
+	Spec       string
+}
+
+// SweepHeader is the header of the sweep CSV (see docs/sweep.md).
+var SweepHeader = []string{"schedule", "kind", "budget", "stuck_polls", "mean_polls", "mean_lag_s", "median_lag_s", "p95_lag_s", "p99_lag_s", "caught", "spec"}
+
+// Run sweeps the budgets and writes the CSV (and the plot).
+func (sw Sweep) Run(stdout, stderr io.Writer) error {
+	byMean := sw.MeanPolls != ""
+	if byMean == (sw.Budgets != "") {
+		return Usagef("give one of --budgets A..B[:N] (stuck polls) or --mean-polls-range A..B[:N]")
+	}
+	var budgets []float64
+	var err error
+	if byMean {
+		budgets, err = ParseRange("mean-polls-range", sw.MeanPolls, false)
+	} else {
+		budgets, err = ParseRange("budgets", sw.Budgets, true)
+	}
+	if err != nil {
+		return err
+	}
+	if sw.Plot != "" {
+		if err := plot.CheckPath(sw.Plot); err != nil {
+			return Usagef("--plot: %w", err)
+		}
+	}
+	fams, err := parseFamilies(sw.Families)
+	if err != nil {
+		return err
+	}
+	users, err := loadUserSchedules(sw.Schedules)
+	if err != nil {
+		return err
+	}
+	a, err := newArena(sw.Input, sw.Fit, sw.Solve.Options, sw.Holdout, sw.Seed, stderr)
+	if err != nil {
+		return err
+	}
+	rows, warnings, err := sw.sweep(a, budgets, byMean, fams, users, stderr)
+	if err != nil {
+		return err
+	}
+	if err := outfile.Write(sw.Out, stdout, func(w io.Writer) error { return WriteSweepCSV(w, rows) }); err != nil {
+		return err
+	}
+	if sw.Plot != "" {
+		xLabel := "budget: polls of an item that never settles"
+		if byMean {
+			xLabel = "budget: mean polls per item"
+		}
+		if err := plot.Sweep(sw.Plot, sweepCurves(rows, byMean), plot.SweepOptions{
+			Title:  "Mean lag against budget (" + a.short + ")",
+			XLabel: xLabel,
+		}); err != nil {
+			return err
+		}
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	return nil
+}
+
+// sweep scores every contender at every budget on the arena's test items.
+func (sw Sweep) sweep(a *arena, budgets []float64, byMean bool, fams []optimize.Family, users []optimize.Schedule, stderr io.Writer) ([]SweepRow, []string, error) {
+	opt := optimize.ScoreOptions{Seed: sw.Seed, Draws: sw.Draws}
+	var rows []SweepRow
+	var warnings []string
+	for i, v := range budgets {
+		b := optimize.Budget{StuckPolls: int(v)}
+		if byMean {
+			b = optimize.Budget{MeanPolls: v}
+		}
+		if !sw.Quiet {
+			fmt.Fprintf(stderr, "\rsweep: budget %d of %d (%s)", i+1, len(budgets), budgetText(b))
+		}
+		entries, warn, err := a.contenders(sw.Solve, b, fams, opt)
+		if err != nil {
+			return nil, nil, fmt.Errorf("budget %g: %w", v, err)
+		}
+		for _, w := range warn {
+			warnings = append(warnings, fmt.Sprintf("budget %g: %s", v, w))
+		}
+		for _, e := range entries {
+			rows = append(rows, sweepRow(e, v, optimize.ScoreSchedule(e.Schedule, a.testItems, opt)))
+		}
+	}
+	if !sw.Quiet && len(budgets) > 0 {
+		fmt.Fprintln(stderr)
+	}
+	for _, s := range users {
+		sc := optimize.ScoreSchedule(s, a.testItems, opt)
+		own := sc.StuckPolls
+		if byMean {
+			own = sc.MeanPolls
+		}
+		rows = append(rows, sweepRow(entry{kindUser, s}, own, sc))
+	}
+	return rows, warnings, nil
+}
+
+func sweepRow(e entry, budget float64, sc optimize.Score) SweepRow {
+	return SweepRow{
+		Schedule: e.Schedule.Name, Kind: e.Kind, Budget: budget,
+		StuckPolls: sc.StuckPolls, MeanPolls: sc.MeanPolls, MeanLag: sc.MeanLag,
+		MedianLag: sc.MedianLag, P95Lag: sc.P95Lag, P99Lag: sc.P99Lag, Caught: sc.Caught,
+		Spec: sc.Spec,
+	}
+}
+
+// WriteSweepCSV writes the rows with SweepHeader.
+func WriteSweepCSV(w io.Writer, rows []SweepRow) error {
+	cw := csv.NewWriter(w)
+	cw.Write(SweepHeader)
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	for _, r := range rows {
+		cw.Write([]string{r.Schedule, r.Kind, f(r.Budget), f(r.StuckPolls), f(r.MeanPolls), f(r.MeanLag),
+			f(r.MedianLag), f(r.P95Lag), f(r.P99Lag), f(r.Caught), r.Spec})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// sweepCurves turns the rows into one curve per swept schedule, plotted
+// against the spend measured on the scored items (stuck or mean polls),
+// and one point per user schedule.
+func sweepCurves(rows []SweepRow, byMean bool) []plot.Curve {
+	var curves []plot.Curve
+	index := map[string]int{}
+	for _, r := range rows {
+		if r.Caught == 0 || math.IsNaN(r.MeanLag) {
+			continue
+		}
+		x := r.StuckPolls
+		if byMean {
+			x = r.MeanPolls
+		}
+		i, ok := index[r.Schedule]
+		if !ok || r.Kind == kindUser {
+			i = len(curves)
+			index[r.Schedule] = i
+			curves = append(curves, plot.Curve{Name: r.Schedule, Points: r.Kind == kindUser, Bold: r.Kind == kindExact || r.Kind == kindPhased})
+		}
+		curves[i].X = append(curves[i].X, x)
+		curves[i].Y = append(curves[i].Y, r.MeanLag)
+	}
+	for i := range curves {
+		c := &curves[i]
+		idx := make([]int, len(c.X))
+		for k := range idx {
+			idx[k] = k
+		}
+		slices.SortStableFunc(idx, func(p, q int) int { return cmpFloat(c.X[p], c.X[q]) })
+		x, y := make([]float64, len(idx)), make([]float64, len(idx))
+		for k, j := range idx {
+			x[k], y[k] = c.X[j], c.Y[j]
+		}
+		c.X, c.Y = x, y
+	}
+	return curves
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

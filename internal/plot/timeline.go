@@ -1,0 +1,176 @@
+package plot
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"time"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/pollfit/pollfit/optimize"
+)
+
+// timelineBins is the number of bins of the settle-time band.
+const timelineBins = 120
+
+// Timeline draws when each schedule polls against when items settle: a
+// band at the bottom shows the share of items settling in each time bin,
+// from cdf (P(T ≤ t), t in seconds; *fit.Density's CDF method, or
+// EmpiricalCDF of samples), and above it one row of dots per schedule at
+// its unjittered poll times up to horizon. Where items settle densely the
+// dots should be dense too (the √f rule of the brief).
+//
+// The time axis is logarithmic, in bins evenly spaced in log time, when
+// horizon is more than 100 times the earliest positive poll; polls at age
+// 0 are then drawn at the left edge. The band's heights are bin masses
+// scaled to the tallest bin (mass in a bin, per unit of log time on a
+// log axis), so atoms show as spikes. The file is PNG or SVG by
+// extension, written atomically; the figure grows with the number of
+// schedules.
+func Timeline(path string, cdf func(t float64) float64, schedules []optimize.Schedule, horizon time.Duration) error {
+	if _, err := format(path); err != nil {
+		return err
+	}
+	if horizon <= 0 {
+		return errors.New("timeline plot: horizon must be positive")
+	}
+	if len(schedules) == 0 {
+		return errors.New("timeline plot: no schedule to draw")
+	}
+	h := horizon.Seconds()
+	polls := make([][]float64, len(schedules))
+	first := h
+	for i, s := range schedules {
+		for _, p := range s.Polls() {
+			if p > horizon {
+				break
+			}
+			v := p.Seconds()
+			polls[i] = append(polls[i], v)
+			if v > 0 {
+				first = math.Min(first, v)
+			}
+		}
+	}
+	logAxis := spansDecades(first, h)
+	lo := 0.0
+	if logAxis {
+		// Half a decade before the first positive poll leaves room for
+		// the polls at 0, drawn at lo.
+		lo = first / math.Sqrt(10)
+	}
+
+	p := gplot.New()
+	p.Title.Text = "Poll times over the settle-time distribution"
+	p.X.Label.Text = "age since creation (s)"
+	if logAxis {
+		p.X.Label.Text = "age since creation (s, log scale)"
+		p.X.Scale = gplot.LogScale{}
+		p.X.Tick.Marker = gplot.TickerFunc(secondsTicks)
+	}
+	p.X.Min, p.X.Max = lo, h
+	p.Add(plotter.NewGrid())
+
+	// The band: bin masses from the CDF, in [0, 1) on the y axis.
+	edges := make([]float64, timelineBins+1)
+	for k := range edges {
+		f := float64(k) / timelineBins
+		if logAxis {
+			edges[k] = lo * math.Pow(h/lo, f)
+		} else {
+			edges[k] = h * f
+		}
+	}
+	mass := make([]float64, timelineBins)
+	prev := cdf(edges[0])
+	if logAxis {
+		// Items settling at or before lo (instant settles at 0) join the
+		// first bin: the band then shows them at the left edge.
+		prev = 0
+	}
+	for k := range mass {
+		c := cdf(edges[k+1])
+		mass[k] = math.Max(0, c-prev)
+		prev = c
+	}
+	top := slices.Max(mass)
+	if top > 0 && !math.IsNaN(top) {
+		var band plotter.XYs
+		for k, m := range mass {
+			y := 0.9 * m / top
+			band = append(band, plotter.XY{X: edges[k], Y: y}, plotter.XY{X: edges[k+1], Y: y})
+		}
+		l, err := plotter.NewLine(band)
+		if err != nil {
+			return err
+		}
+		l.Color = color.RGBA{R: 70, G: 110, B: 170, A: 255}
+		l.FillColor = color.RGBA{R: 150, G: 180, B: 220, A: 255}
+		p.Add(l)
+	}
+
+	// One row of dots per schedule, the first on top.
+	n := len(schedules)
+	ticks := []gplot.Tick{{Value: 0.45, Label: "settles"}}
+	for i, s := range schedules {
+		y := float64(n-i) + 0.5
+		var xy plotter.XYs
+		for _, v := range polls[i] {
+			xy = append(xy, plotter.XY{X: math.Max(v, lo), Y: y})
+		}
+		sc, err := plotter.NewScatter(xy)
+		if err != nil {
+			return err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
+		if s.Jitter.Kind != optimize.NoJitter {
+			sc.GlyphStyle.Shape = draw.RingGlyph{} // jittered: rings at the scheduled times
+		}
+		p.Add(sc)
+		name := s.Name
+		if name == "" {
+			name = fmt.Sprintf("#%d", i+1)
+		}
+		ticks = append(ticks, gplot.Tick{Value: y, Label: fmt.Sprintf("%s (%d)", name, len(polls[i]))})
+	}
+	slices.SortFunc(ticks, func(a, b gplot.Tick) int { return cmp(a.Value, b.Value) })
+	p.Y.Tick.Marker = gplot.ConstantTicks(ticks)
+	p.Y.Min, p.Y.Max = 0, float64(n)+1
+	p.Y.Label.Text = "schedule (polls)"
+	return save(p, path, 18*vg.Centimeter, vg.Length(5+1.2*float64(n))*vg.Centimeter)
+}
+
+func cmp(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// EmpiricalCDF returns the empirical CDF of settle times (seconds): the
+// share of the times at or below t. It is what Timeline takes when no
+// density has been fitted.
+func EmpiricalCDF(times []float64) func(t float64) float64 {
+	s := slices.Clone(times)
+	slices.Sort(s)
+	n := float64(len(s))
+	return func(t float64) float64 {
+		if n == 0 {
+			return 0
+		}
+		i, found := slices.BinarySearch(s, t)
+		for found && i < len(s) && s[i] == t {
+			i++
+		}
+		return float64(i) / n
+	}
+}

@@ -12,11 +12,12 @@ import (
 // A value v is an atom when far more items settle exactly at v than the
 // smooth density puts in v's resolution cell. With data resolution δ
 // (Resolution: times are multiples of δ), the smooth expectation μ is
-// the mean count of the neighbouring cells v ± kδ, k = 1…5: a locally
-// linear density gives every cell of a symmetric window the same
-// expected count, and leaving v's own cell out keeps the atom from
-// inflating its own reference. Cells below 0 do not exist and are not
-// counted (0 is compared with its right neighbours only). For continuous data (δ = 0) exact ties have probability 0, so
+// the least-squares line through the counts of the neighbouring cells
+// v ± kδ, k = 1…5, evaluated at v: a locally linear density gives
+// exactly that expectation, and leaving v's own cell out keeps the atom
+// from inflating its own reference. For a symmetric window the line at v
+// is the neighbours' mean. Cells below 0 do not exist; near 0 the window
+// is one-sided and the line extrapolates the density's climb from 0. For continuous data (δ = 0) exact ties have probability 0, so
 // μ = 0. With c items at v, v is an atom when all of
 //
 //	c ≥ AtomMinCount                        (5)
@@ -67,7 +68,7 @@ func resolution(t []float64) float64 {
 			}
 			pos++
 			q := v / d
-			if math.Abs(q-math.Round(q)) > 1e-6*math.Max(1, q) {
+			if math.Abs(q-math.Round(q)) > 1e-6+1e-12*q {
 				bad++
 			}
 		}
@@ -125,22 +126,19 @@ func findAtoms(t, m []float64, delta float64) ([]Atom, []float64, []atomTest) {
 	if len(cand) == 0 {
 		return nil, m, nil
 	}
-	// Exact counts at each candidate and in its window.
+	// Exact counts at each candidate and in each neighbouring cell.
+	const K = atomCells
 	type win struct{ lo, hi float64 }
 	wins := make([]win, len(cand))
-	cells := make([]float64, len(cand))
 	for k, v := range cand {
-		if delta == 0 {
-			wins[k] = win{v, v}
-			continue
+		wins[k] = win{v, v}
+		if delta > 0 {
+			left := math.Min(K, math.Round(v/delta))
+			wins[k] = win{v - (left+0.5)*delta, v + (K+0.5)*delta}
 		}
-		K := float64(atomCells)
-		left := math.Min(K, math.Round(v/delta))
-		wins[k] = win{v - (left+0.5)*delta, v + (K+0.5)*delta}
-		cells[k] = K + left
 	}
 	cnt := make([]float64, len(cand))
-	wcnt := make([]float64, len(cand))
+	cells := make([][2*K + 1]float64, len(cand)) // counts by offset −K…K
 	mass := make([]float64, len(cand))
 	var maxLeft, maxRight float64
 	for k, v := range cand {
@@ -149,14 +147,13 @@ func findAtoms(t, m []float64, delta float64) ([]Atom, []float64, []atomTest) {
 	}
 	unit := 1 / float64(n)
 	for i, x := range t {
-		// Windows may overlap and differ in width: look at every
-		// candidate whose centre is close enough for its window to hold x.
+		// Windows may overlap: look at every candidate whose centre is
+		// close enough for its window to hold x.
 		k, _ := slices.BinarySearch(cand, x-maxRight)
 		for ; k < len(cand) && cand[k] <= x+maxLeft; k++ {
 			if x < wins[k].lo || x > wins[k].hi {
 				continue
 			}
-			wcnt[k]++
 			if x == cand[k] {
 				cnt[k]++
 				if m == nil {
@@ -164,6 +161,11 @@ func findAtoms(t, m []float64, delta float64) ([]Atom, []float64, []atomTest) {
 				} else {
 					mass[k] += m[i]
 				}
+				continue
+			}
+			if delta > 0 {
+				off := int(math.Round((x - cand[k]) / delta))
+				cells[k][min(max(off, -K), K)+K]++
 			}
 		}
 	}
@@ -172,8 +174,9 @@ func findAtoms(t, m []float64, delta float64) ([]Atom, []float64, []atomTest) {
 	scale := map[float64]float64{}
 	for k, v := range cand {
 		mu := 0.0
-		if delta > 0 && cells[k] > 0 {
-			mu = (wcnt[k] - cnt[k]) / cells[k]
+		if delta > 0 {
+			left := int(math.Min(K, math.Round(v/delta)))
+			mu = lineAtZero(cells[k][K-left:], left)
 		}
 		p := 0.0
 		if mu > 0 {
@@ -202,4 +205,30 @@ func findAtoms(t, m []float64, delta float64) ([]Atom, []float64, []atomTest) {
 		out[i] = w
 	}
 	return atoms, out, tests
+}
+
+// lineAtZero fits a least-squares line to the neighbour counts c at
+// offsets −left…−1, 1…K (c[left] is the centre, skipped) and returns its
+// value at offset 0, at least 0. For a symmetric window this is the mean;
+// one-sided windows (near 0) extrapolate the trend instead of assuming a
+// flat density, which matters where the density climbs from 0.
+func lineAtZero(c []float64, left int) float64 {
+	var sk, sc, skk, skc, n float64
+	for i, v := range c {
+		k := float64(i - left)
+		if k == 0 {
+			continue
+		}
+		sk += k
+		sc += v
+		skk += k * k
+		skc += k * v
+		n++
+	}
+	den := n*skk - sk*sk
+	if den == 0 {
+		return math.Max(0, sc/n)
+	}
+	b := (n*skc - sk*sc) / den
+	return math.Max(0, (sc-b*sk)/n)
 }

@@ -1,0 +1,251 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pollfit/pollfit/optimize"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+func compact(t *testing.T, m json.RawMessage) json.RawMessage {
+	t.Helper()
+	if len(m) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// roundTripDocs are documents that JSON then ReadJSON must return intact.
+func roundTripDocs(t *testing.T) map[string]Document {
+	docs := goldenDocs()
+	docs["cases"] = caseDoc(t, append(append([]runCase{}, runCases...), jitterCases...))
+	for _, s := range optimize.References {
+		docs[s.Name] = Document{Schedule: s}
+	}
+	docs["one poll at 5s"] = Document{Schedule: optimize.MustParseSpec("at 5s")}
+	return docs
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	for name, doc := range roundTripDocs(t) {
+		for _, polls := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/polls=%v", name, polls), func(t *testing.T) {
+				var b bytes.Buffer
+				if err := JSON(&b, doc, JSONOptions{Polls: polls}); err != nil {
+					t.Fatal(err)
+				}
+				got, err := ReadJSON(&b)
+				if err != nil {
+					t.Fatalf("ReadJSON(JSON(doc)): %v", err)
+				}
+				want := doc
+				want.Meta = compact(t, doc.Meta)
+				want.Segments = nil
+				for _, s := range doc.Segments {
+					s.Meta = compact(t, s.Meta)
+					want.Segments = append(want.Segments, s)
+				}
+				slices.SortFunc(want.Segments, func(a, b Segment) int { return strings.Compare(a.Name, b.Name) })
+				if d := cmp.Diff(want, got); d != "" {
+					t.Errorf("ReadJSON(JSON(doc)) differs (-want +got):\n%s", d)
+				}
+			})
+		}
+	}
+}
+
+func compileSchema(t testing.TB) *jsonschema.Schema {
+	t.Helper()
+	sch, err := jsonschema.NewCompiler().Compile(filepath.Join("..", "docs", "schedule.schema.json"))
+	if err != nil {
+		t.Fatalf("compiling docs/schedule.schema.json: %v", err)
+	}
+	return sch
+}
+
+func validate(sch *jsonschema.Schema, doc []byte) error {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return err
+	}
+	return sch.Validate(inst)
+}
+
+// TestJSONMatchesSchema validates JSON's output against the JSON Schema of
+// docs/schedule.schema.json.
+func TestJSONMatchesSchema(t *testing.T) {
+	sch := compileSchema(t)
+	for name, doc := range roundTripDocs(t) {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := JSON(&b, doc, JSONOptions{Polls: true}); err != nil {
+				t.Fatal(err)
+			}
+			if err := validate(sch, b.Bytes()); err != nil {
+				t.Errorf("JSON output does not match the schema: %v\n%s", err, b.Bytes())
+			}
+		})
+	}
+}
+
+// badDocs are hand-edited documents that ReadJSON must refuse, with the
+// path its error must name; schema says whether the JSON Schema alone
+// catches it too (the others need the phases evaluated).
+var badDocs = []struct {
+	name, doc, path string
+	schema          bool
+}{
+	{"no version", `{"start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}]}`, "version", true},
+	{"future version", `{"version": 2, "start_ms": 0, "phases": []}`, "version 2", true},
+	{"unknown field", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1, "unitl_ms": 5}]}`, "unitl_ms", true},
+	{"unknown growth", `{"version": 1, "start_ms": 0, "phases": [{"growth": "cubic", "gap_ms": 1000, "until_ms": 5000}]}`, "phases[0].growth", true},
+	{"zero gap", `{"version": 1, "start_ms": 0, "phases": [{"growth": "fixed", "gap_ms": 0, "until_ms": 5000}]}`, "phases[0].gap_ms", true},
+	{"negative start", `{"version": 1, "start_ms": -1, "phases": [{"growth": "once", "gap_ms": 1}]}`, "start_ms", true},
+	{"no until", `{"version": 1, "start_ms": 0, "phases": [{"growth": "fixed", "gap_ms": 1000}]}`, "phases[0].until_ms", true},
+	{"until on once", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1000, "until_ms": 5}]}`, "phases[0].until_ms", true},
+	{"cap on fixed", `{"version": 1, "start_ms": 0, "phases": [{"growth": "fixed", "gap_ms": 1000, "cap_ms": 5, "until_ms": 5000}]}`, "phases[0].cap_ms", true},
+	{"factor on linear", `{"version": 1, "start_ms": 0, "phases": [{"growth": "linear", "gap_ms": 1000, "factor": 2, "until_ms": 5000}]}`, "phases[0].factor", true},
+	{"no factor", `{"version": 1, "start_ms": 0, "phases": [{"growth": "exponential", "gap_ms": 1000, "until_ms": 5000}]}`, "phases[0].factor", true},
+	{"factor below 1", `{"version": 1, "start_ms": 0, "phases": [{"growth": "exponential", "gap_ms": 1000, "factor": 0.5, "until_ms": 5000}]}`, "phases", true},
+	{"sub-nanosecond", `{"version": 1, "start_ms": 0.0000001, "phases": [{"growth": "once", "gap_ms": 1}]}`, "start_ms", false},
+	{"huge", `{"version": 1, "start_ms": 1e300, "phases": [{"growth": "once", "gap_ms": 1}]}`, "start_ms", false},
+	{"until not increasing", `{"version": 1, "start_ms": 0, "phases": [{"growth": "fixed", "gap_ms": 1000, "until_ms": 5000}, {"growth": "fixed", "gap_ms": 1000, "until_ms": 5000}]}`, "phases", false},
+	{"spec disagrees", `{"version": 1, "spec": "every 2s until 5s", "start_ms": 0, "phases": [{"growth": "fixed", "gap_ms": 1000, "until_ms": 5000}]}`, "spec", false},
+	{"horizon disagrees", `{"version": 1, "start_ms": 0, "horizon_ms": 6000, "phases": [{"growth": "fixed", "gap_ms": 1000, "until_ms": 5000}]}`, "horizon_ms", false},
+	{"polls disagree", `{"version": 1, "start_ms": 0, "phases": [{"growth": "fixed", "gap_ms": 1000, "until_ms": 2000}], "polls_ms": [0, 2000, 3000]}`, "polls_ms[1]", false},
+	{"empty", `{"version": 1, "start_ms": 0, "phases": []}`, "phases", false},
+	{"percent without spread", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}], "jitter": {"kind": "percent"}}`, "jitter", true},
+	{"spread of 1", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}], "jitter": {"kind": "percent", "spread": 1}}`, "jitter", true},
+	{"meta not an object", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}], "meta": [1]}`, "meta", true},
+	{"segment all", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}], "segments": {"all": {"start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}]}}}`, "all", true},
+	{"bad segment", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}], "segments": {"wallet": {"start_ms": 0, "phases": [{"growth": "fixed", "gap_ms": 1}]}}}`, "segments.wallet.phases[0].until_ms", true},
+	{"version in segment", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}], "segments": {"wallet": {"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}]}}}`, "version", true},
+	{"two documents", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}]} {}`, "after the document", false},
+}
+
+func TestReadJSONRejects(t *testing.T) {
+	sch := compileSchema(t)
+	for _, tc := range badDocs {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadJSON(strings.NewReader(tc.doc))
+			if err == nil {
+				t.Fatalf("ReadJSON(%s) = nil error, want one naming %q", tc.doc, tc.path)
+			}
+			if !errors.Is(err, ErrDocument) && !errors.Is(err, ErrVersion) {
+				t.Errorf("ReadJSON error %v wraps neither ErrDocument nor ErrVersion", err)
+			}
+			if !strings.Contains(err.Error(), tc.path) {
+				t.Errorf("ReadJSON error %q does not name %q", err, tc.path)
+			}
+			if tc.schema && tc.name != "two documents" {
+				if err := validate(sch, []byte(tc.doc)); err == nil {
+					t.Errorf("the schema accepts %s", tc.doc)
+				}
+			}
+		})
+	}
+}
+
+func TestParseMs(t *testing.T) {
+	// Each want is the input read as an exact decimal, by hand.
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"0", 0, true},
+		{"1500", 1500 * time.Millisecond, true},
+		{"1.5", 1500 * time.Microsecond, true},
+		{"0.000001", 1, true},
+		{"1e3", time.Second, true},
+		{"1.5E+3", 1500 * time.Millisecond, true},
+		{"2500e-3", 2500 * time.Microsecond, true},
+		{"1.0000000", time.Millisecond, true},
+		{"9223372036854.775807", 1<<63 - 1, true},
+		{"9223372036854.775808", 0, false},
+		{"0.0000001", 0, false},
+		{"-1", 0, false},
+		{"1e-7", 0, false},
+		{"1e400", 0, false},
+	}
+	for _, tc := range tests {
+		got, err := parseMs(json.Number(tc.in))
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("parseMs(%s) = %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
+		}
+		if tc.ok {
+			if back, _ := parseMs(msNumber(got)); back != got {
+				t.Errorf("parseMs(msNumber(%v)) = %v", got, back)
+			}
+		}
+	}
+}
+
+// FuzzReadJSON checks that no document makes ReadJSON panic, and that a
+// document it accepts survives JSON then ReadJSON unchanged.
+func FuzzReadJSON(f *testing.F) {
+	golden, _ := filepath.Glob(filepath.Join("testdata", "*.json.golden"))
+	for _, path := range golden {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	for _, tc := range badDocs {
+		f.Add([]byte(tc.doc))
+	}
+	f.Add([]byte(`{"version": 1, "start_ms": 1.5, "phases": [{"growth": "polynomial", "gap_ms": 1, "exponent": 0.5, "cap_ms": 100, "until_ms": 1e3}], "jitter": {"kind": "decorrelated"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := ReadJSON(bytes.NewReader(data))
+		if err != nil || manyPolls(doc) {
+			return
+		}
+		var b bytes.Buffer
+		if err := JSON(&b, doc, JSONOptions{}); err != nil {
+			t.Fatalf("JSON(ReadJSON(%q)): %v", data, err)
+		}
+		again, err := ReadJSON(&b)
+		if err != nil {
+			t.Fatalf("ReadJSON(JSON(ReadJSON(%q))): %v\n%s", data, err, b.Bytes())
+		}
+		if d := cmp.Diff(doc, again); d != "" {
+			t.Fatalf("decode, encode, decode of %q changed the document (-first +second):\n%s", data, d)
+		}
+	})
+}
+
+// manyPolls reports whether a schedule of doc may make more than 1e5
+// polls. ReadJSON and JSON take time linear in the polls (up to
+// optimize.MaxPolls); such documents are slow, not wrong, and would stall
+// the fuzzer.
+func manyPolls(doc Document) bool {
+	for _, s := range doc.Schedules() {
+		n := time.Duration(0)
+		for _, p := range s.Phases {
+			g := p.Gap
+			if p.Cap > 0 && p.Cap < g {
+				g = p.Cap
+			}
+			n += p.Until/g + 1
+		}
+		if n > 1e5 {
+			return true
+		}
+	}
+	return false
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -49,8 +50,17 @@ func ReadCSV(r io.Reader, name string, opt ReadOptions) (*Sample, *Report, error
 	if err != nil {
 		return nil, nil, err
 	}
+	size := int64(-1)
+	switch r := r.(type) {
+	case interface{ Size() int64 }: // bytes.Reader, strings.Reader
+		size = r.Size()
+	case *os.File:
+		if st, err := r.Stat(); err == nil && st.Mode().IsRegular() {
+			size = st.Size()
+		}
+	}
 	var m merger
-	if err := readCSV(r, name, -1, p, nil, &m); err != nil {
+	if err := readCSV(r, name, size, p, nil, &m); err != nil {
 		return nil, nil, err
 	}
 	m.rep.Files = 1

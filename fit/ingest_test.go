@@ -153,7 +153,7 @@ func TestReadStatusCensoringSegments(t *testing.T) {
 	if want := []string{"card", "momo", "momo", "wallet", "bank"}; !slices.Equal(segs, want) {
 		t.Errorf("segments = %v, want %v", segs, want)
 	}
-	wantRep := Report{Read: 6, Used: 5, Censored: 2, Excluded: 1, Files: 1}
+	wantRep := Report{Read: 6, Used: 5, Censored: 2, Excluded: 1, Files: 1, Dropped: map[string]int{}}
 	if diff := cmp.Diff(wantRep, *rep); diff != "" {
 		t.Errorf("Report (-want +got):\n%s", diff)
 	}

@@ -534,6 +534,9 @@ func (m *merger) add(b *batch) {
 
 // finish checks that something was read and returns the results.
 func (m *merger) finish(name string) (*Sample, *Report, error) {
+	if m.rep.Dropped == nil {
+		m.rep.Dropped = map[string]int{} // "dropped": {} in JSON, not null
+	}
 	if m.rep.Used == 0 {
 		rep := m.rep
 		return nil, &rep, &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: %s", ErrNoRows, &rep)}

@@ -37,6 +37,6 @@ func ExamplePhased() {
 	fmt.Println(r.Schedule)
 	fmt.Printf("mean lag %.4g s (exact optimum %.4g s), %d stuck polls\n", r.Expected.MeanLag, r.Optimum.MeanLag, r.Expected.StuckPolls)
 	// Output:
-	// at 1s, every 1s until 30s, every 10s until 3m, every 2m until 15m
-	// mean lag 0.9556 s (exact optimum 0.5254 s), 51 stuck polls
+	// at 1s, every 1s until 45s, every 15s until 3m, every 2m until 15m
+	// mean lag 0.8302 s (exact optimum 0.5254 s), 60 stuck polls
 }

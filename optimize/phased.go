@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -73,12 +74,14 @@ func PriceOfSimplicity(d Distribution, b Budget, o Options) ([]Simplicity, error
 		return nil, err
 	}
 	out := make([]Simplicity, 0, MaxPhases)
+	var prev *Result
 	for k := 1; k <= MaxPhases; k++ {
-		r, err := pr.phasedK(sp, k, ex)
+		r, err := pr.phasedK(sp, k, ex, prev)
 		s := Simplicity{K: k, Err: err}
 		if err == nil {
 			s.MeanLag = r.Expected.MeanLag
 			s.Ratio = ratio(s.MeanLag, ex.Expected.MeanLag)
+			prev = r
 		}
 		out = append(out, s)
 	}
@@ -104,31 +107,40 @@ func (pr *problem) phased(k int) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if k > 0 {
-		return pr.phasedK(sp, k, ex)
-	}
+	// Each K seeds the next with its best, so that more phases are never
+	// worse (the best of at most k phases is at least as good as the best
+	// of at most k−1).
 	var last *Result
 	var lastErr error
-	for k := 1; k <= MaxPhases; k++ {
-		r, err := pr.phasedK(sp, k, ex)
+	for kk := 1; kk <= MaxPhases && (k == 0 || kk <= k); kk++ {
+		r, err := pr.phasedK(sp, kk, ex, last)
 		if err != nil {
 			lastErr = err
 			continue
 		}
-		if r.Expected.MeanLag <= AutoRatio*ex.Expected.MeanLag {
+		last = r
+		if k == 0 && r.Expected.MeanLag <= AutoRatio*ex.Expected.MeanLag {
 			return r, nil
 		}
-		last = r
 	}
 	if last == nil {
 		return nil, lastErr
 	}
-	last.Warnings = append(last.Warnings, fmt.Sprintf("no schedule of at most %d phases comes within %.0f%% of the exact optimum's mean lag; this one has %.4g s against %.4g s",
-		MaxPhases, (AutoRatio-1)*100, last.Expected.MeanLag, ex.Expected.MeanLag))
+	if k == 0 {
+		last.Warnings = append(last.Warnings, fmt.Sprintf("no schedule of at most %d phases comes within %.0f%% of the exact optimum's mean lag; this one has %.4g s against %.4g s",
+			MaxPhases, (AutoRatio-1)*100, last.Expected.MeanLag, ex.Expected.MeanLag))
+	}
 	return last, nil
 }
 
-func (pr *problem) phasedK(sp *phaseSpace, k int, ex *Result) (*Result, error) {
+// seeds is how many of the best feasible schedules of the Lagrangian
+// search the local search starts from.
+const seeds = 4
+
+// phasedK returns the best schedule of at most k phases: the Lagrangian
+// search, then a local search (see improve) from its best few feasible
+// schedules and from prev, the best of fewer phases (nil if none).
+func (pr *problem) phasedK(sp *phaseSpace, k int, ex *Result, prev *Result) (*Result, error) {
 	g1, g2 := ex.Lambda1, ex.Lambda2
 	s1, s2 := pr.guesses()
 	if g1 == 0 {
@@ -137,15 +149,49 @@ func (pr *problem) phasedK(sp *phaseSpace, k int, ex *Result) (*Result, error) {
 	if g2 == 0 {
 		g2 = s2
 	}
-	solve := func(l1, l2 float64) cand { return sp.solve(k, l1, l2) }
+	tr := &tracker{b: pr.b}
+	seen := map[string]cand{} // feasible schedules met, by spec
+	solve := func(l1, l2 float64) cand {
+		c := sp.solve(k, l1, l2)
+		if tr.feasible(c) {
+			seen[c.sol.(Schedule).String()] = c
+		}
+		return c
+	}
 	c, err := meetBudget(solve, pr.b, g1, g2)
 	if err != nil {
+		if prev != nil {
+			return prev, nil
+		}
 		return nil, fmt.Errorf("%d phases: %w", k, err)
 	}
 	if pr.b.StuckPolls > 0 && pr.b.MeanPolls > 0 {
 		c = scanDirections(solve, pr.b, c, g1, g2)
 	}
+	var starts []cand
+	if tr.feasible(c) {
+		starts = append(starts, c)
+	}
+	for _, v := range seen {
+		starts = append(starts, v)
+	}
+	slices.SortFunc(starts, func(a, b cand) int { return cmp.Compare(a.lag, b.lag) })
+	var seedSch []Schedule
+	for _, v := range starts {
+		if len(seedSch) == seeds {
+			break
+		}
+		if sch := v.sol.(Schedule); !slices.ContainsFunc(seedSch, func(o Schedule) bool { return o.String() == sch.String() }) {
+			seedSch = append(seedSch, sch)
+		}
+	}
+	if prev != nil {
+		seedSch = append(seedSch, prev.Schedule)
+	}
 	s := mergePhases(c.sol.(Schedule))
+	if len(seedSch) > 0 {
+		s = sp.improveAll(seedSch, k, pr.b)
+	}
 	polls := s.Polls()
 	r := &Result{
 		Method:   "phased",
@@ -170,6 +216,11 @@ type phaseSpace struct {
 	trans  [][]phase // per state
 	best   [][]float64
 	bk     [][]back
+	// What the local search moves between, cells, increasing: the gaps,
+	// the bounds (the horizon last), the first polls; minGap and maxGap
+	// bound every gap between polls (maxGap 0: none).
+	gaps, bounds, startCells []int
+	minGap, maxGap           int
 }
 
 // back points from a state at one layer to the state and edge before it.
@@ -249,7 +300,10 @@ func (pr *problem) space() (*phaseSpace, error) {
 		}
 		return a[x/lat]
 	}
-	sp := &phaseSpace{md: md, res: res, end: end}
+	sp := &phaseSpace{md: md, res: res, end: end, gaps: gaps, bounds: bounds, minGap: int(minGap / res)}
+	if o.MaxGap > 0 {
+		sp.maxGap = int(o.MaxGap / res)
+	}
 	id := map[int]int{}
 	var queue []int
 	addState := func(c int) int {
@@ -272,7 +326,9 @@ func (pr *problem) space() (*phaseSpace, error) {
 			continue
 		}
 		sp.starts = append(sp.starts, pstart{state: addState(s), lag: md.G[s], mean: 1})
+		sp.startCells = append(sp.startCells, s)
 	}
+	slices.Sort(sp.startCells)
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
@@ -437,4 +493,206 @@ func mergePhases(s Schedule) Schedule {
 	}
 	s.Phases = out
 	return s
+}
+
+// lsPhase is one phase "every gap until until" of the local search, cells.
+type lsPhase struct{ gap, until int }
+
+// lsSched is a schedule of the local search: first poll and phases, cells.
+type lsSched struct {
+	start  int
+	phases []lsPhase
+}
+
+func (sp *phaseSpace) toSchedule(x lsSched) Schedule {
+	s := Schedule{Start: time.Duration(x.start) * sp.res}
+	for _, p := range x.phases {
+		s.Phases = append(s.Phases, Phase{Growth: Fixed, Gap: time.Duration(p.gap) * sp.res, Until: time.Duration(p.until) * sp.res})
+	}
+	return s
+}
+
+func (sp *phaseSpace) fromSchedule(s Schedule) lsSched {
+	x := lsSched{start: int(s.Start / sp.res)}
+	for _, p := range s.Phases {
+		x.phases = append(x.phases, lsPhase{int(p.Gap / sp.res), int(p.Until / sp.res)})
+	}
+	return x
+}
+
+// lsEval is a schedule of the local search with its figures; ok is false
+// when it is not one the phased search may return.
+type lsEval struct {
+	x   lsSched
+	e   Expectation
+	obj float64
+	ok  bool
+}
+
+// eval checks x is in the search space of solve (phases that each poll
+// at least once, gaps within [minGap, maxGap], the last poll exactly at
+// the horizon) and evaluates it exactly on the model, as solve does.
+func (sp *phaseSpace) eval(x lsSched, b Budget, polls []time.Duration) (lsEval, []time.Duration) {
+	r := lsEval{x: x}
+	prev := x.start
+	for i, p := range x.phases {
+		if p.until <= prev || (i == len(x.phases)-1) != (p.until == sp.end) {
+			return r, polls
+		}
+		n := (p.until - prev + p.gap - 1) / p.gap
+		prev += n * p.gap
+		if prev > sp.end || i < len(x.phases)-1 && prev >= sp.end || p.gap < sp.minGap || sp.maxGap > 0 && p.gap > sp.maxGap {
+			return r, polls
+		}
+	}
+	if prev != sp.end || sp.maxGap > 0 && x.start > sp.maxGap {
+		return r, polls
+	}
+	polls = sp.toSchedule(x).AppendPolls(polls[:0], nil)
+	r.e = sp.md.expect(polls)
+	r.obj = r.e.TotalLag + b.PollCost*r.e.MeanPolls + tieBreak*float64(r.e.StuckPolls)
+	r.ok = (b.StuckPolls == 0 || r.e.StuckPolls <= b.StuckPolls) && (b.MeanPolls == 0 || r.e.MeanPolls <= b.MeanPolls*(1+1e-12))
+	return r, polls
+}
+
+// maxMoves bounds the moves of one local search, so that it stays well
+// under a second however flat the objective (each move evaluates a few
+// hundred neighbours of O(polls) each).
+const maxMoves = 200
+
+// improveAll runs improve from each seed and returns the best schedule
+// found, phases merged.
+func (sp *phaseSpace) improveAll(seed []Schedule, k int, b Budget) Schedule {
+	var best lsEval
+	var buf []time.Duration
+	for _, s := range seed {
+		r := sp.improve(sp.fromSchedule(mergePhases(s)), k, b, &buf)
+		if r.ok && (!best.ok || r.obj < best.obj) {
+			best = r
+		}
+	}
+	if !best.ok {
+		return mergePhases(seed[0])
+	}
+	return mergePhases(sp.toSchedule(best.x))
+}
+
+// improve is a best-improvement local search from x over schedules of at
+// most k phases meeting b: each step tries every change of one phase's gap
+// to the next nice gap up or down, of one phase's Until to the next nice
+// bound, of the first poll to the next first poll, of two neighbouring
+// changes of gaps or bounds together (one spending more, the other less:
+// the budget is usually spent), splitting a phase at a nice bound with a
+// neighbouring gap on one side, and merging two neighbouring phases; it
+// takes the feasible one with the least objective, and stops when none
+// improves (a local optimum) or after maxMoves steps. The Lagrangian search
+// leaves budget unspent because the set of phased schedules is not convex;
+// this spends it.
+func (sp *phaseSpace) improve(x lsSched, k int, b Budget, buf *[]time.Duration) lsEval {
+	cur, polls := sp.eval(x, b, *buf)
+	*buf = polls
+	if !cur.ok {
+		return cur
+	}
+	near := func(list []int, v, d int) (int, bool) { // the element d steps from v in list
+		i, found := slices.BinarySearch(list, v)
+		if !found {
+			if d > 0 {
+				i--
+			}
+		}
+		j := i + d
+		if j < 0 || j >= len(list) {
+			return 0, false
+		}
+		return list[j], true
+	}
+	clone := func(x lsSched) lsSched {
+		return lsSched{start: x.start, phases: slices.Clone(x.phases)}
+	}
+	// single returns the schedules one change of a gap, a bound or the
+	// start away from x.
+	single := func(x lsSched) []lsSched {
+		var out []lsSched
+		for _, d := range []int{-1, 1} {
+			if v, ok := near(sp.startCells, x.start, d); ok {
+				y := clone(x)
+				y.start = v
+				out = append(out, y)
+			}
+			for i, p := range x.phases {
+				if v, ok := near(sp.gaps, p.gap, d); ok {
+					y := clone(x)
+					y.phases[i].gap = v
+					out = append(out, y)
+				}
+				if i < len(x.phases)-1 {
+					if v, ok := near(sp.bounds, p.until, d); ok && v < sp.end {
+						y := clone(x)
+						y.phases[i].until = v
+						out = append(out, y)
+					}
+				}
+			}
+		}
+		return out
+	}
+	for range maxMoves {
+		x := cur.x
+		var cands []lsSched
+		ones := single(x)
+		cands = append(cands, ones...)
+		for _, y := range ones {
+			for _, z := range single(y) {
+				cands = append(cands, z)
+			}
+		}
+		for i := range x.phases {
+			if i < len(x.phases)-1 { // merge i and i+1 with either gap
+				for _, g := range []int{x.phases[i].gap, x.phases[i+1].gap} {
+					y := clone(x)
+					y.phases[i+1].gap = g
+					y.phases = slices.Delete(y.phases, i, i+1)
+					cands = append(cands, y)
+				}
+			}
+			if len(x.phases) < k { // split i at a bound
+				lo := x.start
+				if i > 0 {
+					lo = x.phases[i-1].until
+				}
+				p := x.phases[i]
+				for _, u := range sp.bounds {
+					if u <= lo || u >= p.until {
+						continue
+					}
+					for _, d := range []int{-1, 1} {
+						g, ok := near(sp.gaps, p.gap, d)
+						if !ok {
+							continue
+						}
+						for _, pair := range [][2]lsPhase{{{g, u}, p}, {{p.gap, u}, {g, p.until}}} {
+							y := clone(x)
+							y.phases = slices.Insert(y.phases, i, pair[0])
+							y.phases[i+1] = pair[1]
+							cands = append(cands, y)
+						}
+					}
+				}
+			}
+		}
+		next := cur
+		for _, y := range cands {
+			r, p := sp.eval(y, b, *buf)
+			*buf = p
+			if r.ok && r.obj < next.obj-1e-12*max(1, math.Abs(next.obj)) {
+				next = r
+			}
+		}
+		if next.obj == cur.obj {
+			break
+		}
+		cur = next
+	}
+	return cur
 }

@@ -211,3 +211,53 @@ func TestPriceOfSimplicity(t *testing.T) {
 		prev = r.MeanLag
 	}
 }
+
+// The Lagrangian search alone underspends the budget, as the set of phased
+// schedules is not convex; the local search must spend it. A nice 4-phase
+// schedule S in the search space (the brief's "now", and variants) meets
+// the budget of its own stuck and expected polls, so Phased(4) under that
+// budget has no more expected lag than S: S's lag is computed by Expect,
+// independently of the search.
+func TestPhasedAtLeastAsGoodAsNiceSchedule(t *testing.T) {
+	for _, spec := range []string{
+		"every 1s until 30s, every 2s until 2m, every 5s until 5m, every 15s until 15m", // now
+		"at 2s, every 2s until 1m, every 5s until 3m, every 15s until 5m, every 30s until 15m",
+	} {
+		t.Run(spec, func(t *testing.T) {
+			s := MustParseSpec(spec)
+			es, err := Expect(s, paymentsLike, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := Budget{StuckPolls: es.StuckPolls, MeanPolls: es.MeanPolls}
+			r, err := Phased(paymentsLike, b, 4, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("S: %+v\nphased: %s\n  %+v", es, r.Schedule, r.Expected)
+			if r.Expected.MeanLag > es.MeanLag*(1+1e-9) || r.Expected.StuckPolls > b.StuckPolls || r.Expected.MeanPolls > b.MeanPolls*(1+1e-12) {
+				t.Errorf("Phased(mixture, %+v, 4) = %s: %+v; want mean lag ≤ %g within the budget", b, r.Schedule, r.Expected, es.MeanLag)
+			}
+			if r.Phases > 4 {
+				t.Errorf("Phased(mixture, %+v, 4) has %d phases, want ≤ 4", b, r.Phases)
+			}
+		})
+	}
+}
+
+// The best schedule of at most K phases can never be worse than the best of
+// at most K − 1, under both budgets at once too.
+func TestPriceOfSimplicityMonotone(t *testing.T) {
+	rows, err := PriceOfSimplicity(paymentsLike, Budget{StuckPolls: 152, MeanPolls: 19}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rows {
+		if r.Err != nil {
+			t.Fatalf("K=%d: %v", r.K, r.Err)
+		}
+		if i > 0 && r.Ratio > rows[i-1].Ratio*(1+1e-12) {
+			t.Errorf("PriceOfSimplicity K=%d ratio = %g, want ≤ K=%d's %g", r.K, r.Ratio, rows[i-1].K, rows[i-1].Ratio)
+		}
+	}
+}

@@ -43,10 +43,16 @@ func TestGolden(t *testing.T) {
 		render func(*bytes.Buffer, Document) error
 	}{
 		{"json", func(b *bytes.Buffer, d Document) error { return JSON(b, d, JSONOptions{Polls: true}) }},
-		{"go", func(b *bytes.Buffer, d Document) error { return GoSource(b, d, Options{Package: "poll", Name: "Payment"}) }},
-		{"test.go", func(b *bytes.Buffer, d Document) error { return GoTest(b, d, Options{Package: "poll", Name: "Payment"}) }},
+		{"go", func(b *bytes.Buffer, d Document) error {
+			return GoSource(b, d, Options{Package: "poll", Name: "Payment"})
+		}},
+		{"test.go", func(b *bytes.Buffer, d Document) error {
+			return GoTest(b, d, Options{Package: "poll", Name: "Payment"})
+		}},
 		{"ts", func(b *bytes.Buffer, d Document) error { return TypeScript(b, d, Options{Name: "Payment"}) }},
-		{"kt", func(b *bytes.Buffer, d Document) error { return Kotlin(b, d, Options{Package: "com.example.poll", Name: "Payment"}) }},
+		{"kt", func(b *bytes.Buffer, d Document) error {
+			return Kotlin(b, d, Options{Package: "com.example.poll", Name: "Payment"})
+		}},
 		{"swift", func(b *bytes.Buffer, d Document) error { return Swift(b, d, Options{Name: "Payment"}) }},
 		{"yaml", func(b *bytes.Buffer, d Document) error { return Template(b, string(tmpl), d, Options{}) }},
 	}

@@ -70,7 +70,7 @@ func ParseRange(flag, s string, integer bool) ([]float64, error) {
 		if n > 1 {
 			v = math.Exp(math.Log(a) + float64(i)/float64(n-1)*(math.Log(b)-math.Log(a)))
 		}
-		if i == n-1 {
+		if i == n-1 && n > 1 {
 			v = b // exactly, not exp(log(b))
 		}
 		if integer {

@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -25,7 +24,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/pollfit/pollfit/internal/outfile"
-	"github.com/pollfit/pollfit/optimize"
 )
 
 // ErrFormat is returned for a file name whose extension is not .png or
@@ -68,9 +66,9 @@ func save(p *gplot.Plot, path string, w, h vg.Length) error {
 // than two decades: then a log axis shows them better.
 func spansDecades(lo, hi float64) bool { return lo > 0 && hi/lo > 100 }
 
-// secondsTicks labels a log axis of seconds as durations ("100ms", "10s",
-// "1m40s"): at 1, 2 and 5 times each power of ten over up to two
-// decades, at each power of ten beyond.
+// secondsTicks labels a log axis of seconds (0.1, 1, 10, 100): at 1, 2
+// and 5 times each power of ten over up to two decades, at each power of
+// ten beyond.
 func secondsTicks(lo, hi float64) []gplot.Tick {
 	ticks := logTicks{}.Ticks(lo, hi)
 	wide := hi/lo > 100
@@ -81,7 +79,7 @@ func secondsTicks(lo, hi float64) []gplot.Tick {
 		case wide && math.Abs(m-1) > 1e-9:
 			ticks[i].Label = ""
 		default:
-			ticks[i].Label = optimize.FormatDuration(time.Duration(math.Round(t.Value*1e3)) * time.Millisecond)
+			ticks[i].Label = strconv.FormatFloat(t.Value, 'g', 4, 64)
 		}
 	}
 	return ticks

@@ -1,0 +1,139 @@
+package plot
+
+import (
+	"bytes"
+	"errors"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pollfit/pollfit/optimize"
+)
+
+// checkImage asserts that path holds a decodable PNG or an SVG document,
+// and that no temporary file was left beside it.
+func checkImage(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch filepath.Ext(path) {
+	case ".png":
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if r := img.Bounds(); r.Dx() < 300 || r.Dy() < 200 {
+			t.Errorf("%s is %v, want a readable figure", path, r)
+		}
+	case ".svg":
+		if !bytes.Contains(b, []byte("<svg")) || !bytes.HasSuffix(bytes.TrimSpace(b), []byte("</svg>")) {
+			t.Errorf("%s is not a whole SVG document", path)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*tmp*"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+func TestSweep(t *testing.T) {
+	curves := []Curve{
+		{Name: "exact", X: []float64{10, 30, 100, 300}, Y: []float64{8, 2.5, 0.7, 0.22}, Bold: true},
+		{Name: "exp", X: []float64{10, 30, 100, 300}, Y: []float64{11, 5, 2.1, 1.1}},
+		{Name: "now", X: []float64{152}, Y: []float64{0.7}, Points: true},
+		{Name: "empty", X: []float64{10}, Y: []float64{math.NaN()}},
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"sweep.png", "sweep.svg", "SWEEP.PNG"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			if err := Sweep(path, curves, SweepOptions{Title: "test"}); err != nil {
+				t.Fatal(err)
+			}
+			checkImage(t, path)
+		})
+	}
+}
+
+func TestTimeline(t *testing.T) {
+	scheds := []optimize.Schedule{optimize.References[0], optimize.References[3],
+		optimize.MustParseSpec("every 2s until 1m, jitter full")}
+	// Exponential settle times with mean 10 s, CDF 1 − e^(−t/10).
+	cdf := func(x float64) float64 { return 1 - math.Exp(-x/10) }
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name    string
+		horizon time.Duration
+	}{
+		{"log.png", 15 * time.Minute}, // 15m / 1s first poll: log axis
+		{"linear.svg", 20 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name)
+			if err := Timeline(path, cdf, scheds, tc.horizon); err != nil {
+				t.Fatal(err)
+			}
+			checkImage(t, path)
+		})
+	}
+}
+
+func TestBadPath(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "plot.jpg")
+	err := Sweep(path, []Curve{{Name: "a", X: []float64{1}, Y: []float64{1}}}, SweepOptions{})
+	if !errors.Is(err, ErrFormat) {
+		t.Errorf("Sweep(%q) error = %v, want ErrFormat", path, err)
+	}
+	err = Timeline(path, func(float64) float64 { return 0 }, optimize.References, time.Minute)
+	if !errors.Is(err, ErrFormat) {
+		t.Errorf("Timeline(%q) error = %v, want ErrFormat", path, err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("%s exists after a failed plot", path)
+	}
+	if err := CheckPath("a.SVG"); err != nil {
+		t.Errorf("CheckPath(a.SVG) = %v, want nil", err)
+	}
+	// A directory that does not exist: an error, no file.
+	err = Sweep(filepath.Join(dir, "no", "such.png"), []Curve{{Name: "a", X: []float64{1}, Y: []float64{1}}}, SweepOptions{})
+	if err == nil || !strings.Contains(err.Error(), "such.png") {
+		t.Errorf("Sweep into a missing directory error = %v, want one naming the file", err)
+	}
+}
+
+// The empirical CDF of 1, 2, 2, 4 is 0 below 1, 1/4 from 1, 3/4 from 2
+// and 1 from 4 (right-continuous: ties count at their value).
+func TestEmpiricalCDF(t *testing.T) {
+	f := EmpiricalCDF([]float64{4, 2, 1, 2})
+	for _, tc := range []struct{ t, want float64 }{{0.5, 0}, {1, 0.25}, {1.5, 0.25}, {2, 0.75}, {3.9, 0.75}, {4, 1}, {10, 1}} {
+		if got := f(tc.t); got != tc.want {
+			t.Errorf("EmpiricalCDF(%v) = %v, want %v", tc.t, got, tc.want)
+		}
+	}
+}
+
+// Log ticks: 1-2-5 labels within two decades, decades only beyond.
+func TestSecondsTicks(t *testing.T) {
+	labels := func(lo, hi float64) []string {
+		var out []string
+		for _, tk := range secondsTicks(lo, hi) {
+			if tk.Label != "" {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
+	if got, want := strings.Join(labels(0.3, 25), " "), "0.5 1 2 5 10 20"; got != want {
+		t.Errorf("secondsTicks(0.3, 25) labels = %q, want %q", got, want)
+	}
+	if got, want := strings.Join(labels(0.3, 900), " "), "1 10 100"; got != want {
+		t.Errorf("secondsTicks(0.3, 900) labels = %q, want %q", got, want)
+	}
+}

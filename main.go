@@ -50,7 +50,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	a := &cli.App{
 		Name:                      "pollfit",
 		Usage:                     "derive poll schedules from historical settle times",
 		Writer:                    stdout,
@@ -67,8 +67,16 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			optimizeCommand(stdout, stderr),
 			exportCommand(stdout, stderr),
 			evaluateCommand(stdout, stderr),
+			compareCommand(stdout, stderr),
+			sweepCommand(stdout, stderr),
 		},
 	}
+	for _, c := range a.Commands {
+		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+			return &app.UsageError{Err: fmt.Errorf("%w (see pollfit %s --help)", err, c.Name)}
+		}
+	}
+	return a
 }
 
 // inputFlags are the flags of every command that reads settle times.

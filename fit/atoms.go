@@ -89,9 +89,11 @@ type atomTest struct {
 }
 
 // findAtoms applies the atom rule to the settled items t with masses m
-// (nil: 1/len(t) each) at resolution delta. It returns the atoms and the masses of the
+// (nil: 1/len(t) each) at resolution delta; cells below floor do not
+// exist (0, or δ in the log domain, where zeros were taken out before).
+// It returns the atoms and the masses of the
 // items with the atoms' share removed (m itself when there are no atoms).
-func findAtoms(t, m []float64, delta float64) ([]Atom, []float64, []atomTest) {
+func findAtoms(t, m []float64, delta, floor float64) ([]Atom, []float64, []atomTest) {
 	n := len(t)
 	if n < AtomMinCount {
 		return nil, m, nil
@@ -133,7 +135,7 @@ func findAtoms(t, m []float64, delta float64) ([]Atom, []float64, []atomTest) {
 	for k, v := range cand {
 		wins[k] = win{v, v}
 		if delta > 0 {
-			left := math.Min(K, math.Round(v/delta))
+			left := math.Max(0, math.Min(K, math.Round((v-floor)/delta)))
 			wins[k] = win{v - (left+0.5)*delta, v + (K+0.5)*delta}
 		}
 	}
@@ -175,7 +177,7 @@ func findAtoms(t, m []float64, delta float64) ([]Atom, []float64, []atomTest) {
 	for k, v := range cand {
 		mu := 0.0
 		if delta > 0 {
-			left := int(math.Min(K, math.Round(v/delta)))
+			left := int(math.Max(0, math.Min(K, math.Round((v-floor)/delta))))
 			mu = lineAtZero(cells[k][K-left:], left)
 		}
 		p := 0.0

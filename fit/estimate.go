@@ -284,7 +284,11 @@ func (d *Density) smooth(t, m []float64, opt Options) error {
 
 	// Atoms, judged at the data's resolution (atoms.go).
 	if opt.Atoms == "auto" {
-		atoms, m2, _ := findAtoms(t, m, d.Resolution)
+		floor := 0.0
+		if logDom {
+			floor = d.Resolution // zeros are out already: cell 0 is empty, not low
+		}
+		atoms, m2, _ := findAtoms(t, m, d.Resolution, floor)
 		if len(atoms) > 0 {
 			d.Atoms = append(d.Atoms, atoms...)
 			m = m2

@@ -64,23 +64,11 @@ func parseFile(data []byte) (Document, error) {
 	return Document{Schedule: s}, err
 }
 
-// ParseJitter reads a jitter as written in a spec: full, equal,
-// decorrelated, ±P% (or +-P%), or none. It serves the --jitter flag.
+// ParseJitter reads a jitter as written in a spec (see
+// optimize.ParseJitter). It serves the --jitter flag.
 func ParseJitter(s string) (optimize.Jitter, error) {
 	if s == "" {
 		return optimize.Jitter{}, errors.New("empty jitter; want full, equal, decorrelated, ±P% or none")
 	}
-	if strings.ContainsAny(s, ", \t\n") {
-		return optimize.Jitter{}, fmt.Errorf("jitter %q: want full, equal, decorrelated, ±P%% or none", s)
-	}
-	// optimize parses jitter only as a spec item; a one-poll spec carries it.
-	sch, err := optimize.ParseSpec("at 1s jitter " + s)
-	if err != nil {
-		var se *optimize.SpecError
-		if errors.As(err, &se) {
-			return optimize.Jitter{}, se.Err
-		}
-		return optimize.Jitter{}, err
-	}
-	return sch.Jitter, nil
+	return optimize.ParseJitter(s)
 }

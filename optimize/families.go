@@ -113,7 +113,7 @@ func FamilyByName(name string) (Family, error) {
 	}
 	f.Name = name
 	if hasJit {
-		j, err := parseJitter(jit)
+		j, err := ParseJitter(jit)
 		if err != nil || j.Kind == NoJitter {
 			return f, fmt.Errorf("family %q: jitter %q: want full, equal, decorrelated or P%% with 0 < P < 100", name, jit)
 		}

@@ -81,7 +81,7 @@ func (s *Schedule) parseItem(i int, f []string) error {
 			if k+2 != len(f) {
 				return errors.New(`"jitter" takes one value: full, equal, decorrelated or ±P%`)
 			}
-			j, err := parseJitter(f[k+1])
+			j, err := ParseJitter(f[k+1])
 			if err != nil {
 				return err
 			}
@@ -224,7 +224,9 @@ func parseNumber(s, what string) (float64, error) {
 	return v, nil
 }
 
-func parseJitter(s string) (Jitter, error) {
+// ParseJitter reads a jitter as written in a spec: full, equal,
+// decorrelated, ±P% (or +-P%) with 0 < P < 100, or none.
+func ParseJitter(s string) (Jitter, error) {
 	switch s {
 	case "full":
 		return Jitter{Kind: FullJitter}, nil

@@ -164,13 +164,22 @@ func evaluateCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.BoolFlag{Name: "polls", Usage: "list each schedule's poll times (seconds from age 0)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the Monte Carlo draws of jittered schedules"},
 			&cli.IntFlag{Name: "draws", Value: 200, Usage: "Monte Carlo draws for jittered schedules"},
+			&cli.StringFlag{Name: "plot", Usage: "draw each schedule's poll times over the settle-time distribution to `FILE`.png or .svg"},
+			&cli.StringFlag{Name: "arrivals", Usage: "arrival `RATE` of items (50/s, 2000/min, 100/h): adds the request rate at the server"},
+			&cli.IntFlag{Name: "burst", Usage: "with --arrivals: peak request rate when `N` items start together (unjittered schedules)"},
 		),
 		Action: func(c *cli.Context) error {
 			in, err := inputOf(c, stderr, false)
 			if err != nil {
 				return err
 			}
+			load, err := loadOf(c)
+			if err != nil {
+				return err
+			}
 			return app.Evaluate{
+				Load:      load,
+				Plot:      c.String("plot"),
 				Input:     in,
 				Schedules: c.StringSlice("schedule"),
 				Ages:      c.String("at"),

@@ -19,6 +19,8 @@ type Evaluate struct {
 	Polls     bool     // list poll times
 	Seed      uint64
 	Draws     int
+	Load      Load   // server load figures when Load.Arrivals > 0
+	Plot      string // timeline plot file, or ""
 }
 
 // Run scores the schedules and prints one row each.
@@ -53,14 +55,30 @@ func (e Evaluate) Run(stdout, stderr io.Writer) error {
 	items := itemsOf(sample)
 	opt := optimize.ScoreOptions{Ages: ages, Seed: e.Seed, Draws: e.Draws}
 	rows := make([]report.Row, len(scheds))
+	scores := make([]optimize.Score, len(scheds))
 	for i, s := range scheds {
 		var polls []time.Duration
 		if e.Polls {
 			polls = s.Polls()
 		}
-		rows[i] = report.NewRow(optimize.ScoreSchedule(s, items, opt), labels, polls)
+		scores[i] = optimize.ScoreSchedule(s, items, opt)
+		rows[i] = report.NewRow(scores[i], labels, polls)
 	}
-	return writeRows(stdout, e.Format, rows, "")
+	if e.Plot != "" {
+		if err := plotSample(e.Plot, sample, scheds); err != nil {
+			return err
+		}
+	}
+	if e.Load.Arrivals > 0 && items == nil {
+		return Usagef("--arrivals needs --input: the request rate depends on the mean polls per item")
+	}
+	if err := writeRows(stdout, e.Format, rows, ""); err != nil {
+		return err
+	}
+	if e.Load.Arrivals > 0 && e.Format == "table" {
+		return e.Load.write(stdout, e.Load.rows(scheds, scores))
+	}
+	return nil
 }
 
 func writeRows(w io.Writer, format string, rows []report.Row, note string) error {

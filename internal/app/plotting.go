@@ -1,7 +1,6 @@
 package app
 
 import (
-	"errors"
 	"time"
 
 	"github.com/pollfit/pollfit/fit"
@@ -20,5 +19,25 @@ func plotTimeline(path string, d *fit.Density, scheds []optimize.Schedule, horiz
 
 // plotDensity draws the histogram, density, survival and hazard.
 func plotDensity(path string, d *fit.Density, s *fit.Sample) error {
-	return errors.New("--plot: not available yet")
+	return fit.Plot(d, s, path)
+}
+
+// plotSample draws the poll times of the schedules over the empirical
+// distribution of the sample (settled items only), or alone without one.
+func plotSample(path string, s *fit.Sample, scheds []optimize.Schedule) error {
+	var horizon time.Duration
+	for _, sc := range scheds {
+		horizon = max(horizon, sc.Horizon())
+	}
+	var cdf func(float64) float64
+	if s != nil {
+		var settled []float64
+		for i, t := range s.Times {
+			if !s.IsCensored(i) {
+				settled = append(settled, t)
+			}
+		}
+		cdf = plot.EmpiricalCDF(settled)
+	}
+	return plot.Timeline(path, cdf, scheds, horizon)
 }

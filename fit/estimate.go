@@ -310,12 +310,24 @@ func (d *Density) smooth(t, m []float64, opt Options) error {
 		return d.histogram(t, m, contMass, opt)
 	}
 
-	h, err := selectBandwidth(opt.Bandwidth, ws)
+	rule := strings.ToLower(opt.Bandwidth)
+	h, err := selectBandwidth(rule, ws)
+	// The plug-in rules can have no solution on small or lumpy samples
+	// (Botev's kde.m then minimises |ξγ(t) − t| instead): fall back to
+	// sj, then to Silverman's rule, which always has one, and say so.
+	for _, fb := range []string{BandwidthSJ, BandwidthSilverman} {
+		if err == nil || (rule != BandwidthISJ && rule != BandwidthSJ) || fb == rule {
+			continue
+		}
+		d.warn("bandwidth rule %s failed (%v); used %s", rule, err, fb)
+		rule = fb
+		h, err = selectBandwidth(rule, ws)
+	}
 	if err != nil {
 		return err
 	}
 	d.Bandwidth = h
-	d.BandwidthRule = strings.ToLower(opt.Bandwidth)
+	d.BandwidthRule = rule
 	if _, num := parseNumber(opt.Bandwidth); num {
 		d.BandwidthRule = "fixed"
 	}

@@ -3,6 +3,7 @@ package fit
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -467,5 +468,30 @@ func TestPlot(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 2 {
 		t.Errorf("dir holds %d files, want 2 (no temp files left)", len(entries))
+	}
+}
+
+// TestSmallSample: every method and domain fits a tiny censored sample
+// with ties and a zero, and the result encodes as JSON (no NaN or Inf).
+// ISJ has no fixed point on 12 settles; the fallback is reported.
+func TestSmallSample(t *testing.T) {
+	s := &Sample{
+		Times:    []float64{0, 1, 2, 2, 3, 5, 8, 8, 8, 8, 8, 8, 13, 20},
+		Censored: []bool{false, false, false, true, false, false, false, false, false, false, false, false, true, false},
+	}
+	for _, m := range []string{"kde", "histogram", "weibull", "lognormal", "gamma", "exponential"} {
+		for _, dom := range []string{DomainLog, DomainLinear, DomainReflect} {
+			d, err := Estimate(s, Options{Method: m, Domain: dom, Holdout: 0.2})
+			if err != nil {
+				t.Errorf("Estimate(%s, %s): %v", m, dom, err)
+				continue
+			}
+			if _, err := json.Marshal(d); err != nil {
+				t.Errorf("json.Marshal(Estimate(%s, %s)): %v", m, dom, err)
+			}
+			if m == "kde" && d.BandwidthRule == BandwidthISJ {
+				t.Errorf("Estimate(%s, %s).BandwidthRule = isj, want a fallback", m, dom)
+			}
+		}
 	}
 }

@@ -66,8 +66,15 @@ else
 fi
 run "fit.Read-csv" "$DIR/ingestread" "$CSV"
 run "fit.Read-parquet" "$DIR/ingestread" "$PQ"
-if python3 -c 'import pandas' 2>/dev/null; then
-	run "pandas.read_csv" python3 -c "import pandas; pandas.read_csv('$CSV', usecols=['settle_s'])"
+PY=
+for py in python3 /usr/bin/python3; do # pyenv's python3 may lack the Debian package
+	if "$py" -c 'import pandas' 2>/dev/null; then
+		PY=$py
+		break
+	fi
+done
+if [ -n "$PY" ]; then
+	run "pandas.read_csv" "$PY" -c "import pandas; pandas.read_csv('$CSV', usecols=['settle_s'])"
 else
 	echo "pandas missing: apt-get install -y python3-pandas"
 fi

@@ -63,6 +63,19 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 	if rows == 0 && !multi {
 		return &ParseError{File: ins[0].path, RowGroup: -1, Err: fmt.Errorf("%w: the file has no rows", ErrNoRows)}
 	}
+	if !p.opt.Binned {
+		// Each row group decodes straight into its place in the sample, so
+		// that merging is no copy when no row is left out. A row group
+		// never yields more items than rows (binned input can: it is
+		// excluded), so the windows do not overlap and m.s.Times, whose
+		// capacity was reserved above, is never reallocated meanwhile.
+		off := len(m.s.Times)
+		for _, u := range units {
+			n := int(files[u.file].rowGroup[u.rg])
+			u.b.times = m.s.Times[off:off:off+n]
+			off += n
+		}
+	}
 
 	workers := p.opt.Workers
 	if workers <= 0 {
@@ -293,7 +306,9 @@ func (r *pqReader) read(f *pqFile, rg int, p *plan, b *batch) (err error) {
 	// Size the batch once: growing a row group's worth by append costs
 	// more than decoding it.
 	n := int(f.rowGroup[rg])
-	b.times = make([]float64, 0, n)
+	if b.times == nil {
+		b.times = make([]float64, 0, n)
+	}
 	if p.names[roleSegment] != "" {
 		b.seg = make([]int32, 0, n)
 	}

@@ -472,7 +472,11 @@ func regrow[E any](s []E, c int) []E {
 
 func (m *merger) add(b *batch) {
 	n0 := len(m.s.Times)
-	m.s.Times = append(m.s.Times, b.times...)
+	if len(b.times) > 0 && cap(m.s.Times) >= n0+len(b.times) && &m.s.Times[:n0+1][n0] == &b.times[0] {
+		m.s.Times = m.s.Times[:n0+len(b.times)] // decoded in place
+	} else {
+		m.s.Times = append(m.s.Times, b.times...)
+	}
 	if b.cens != nil && m.s.Censored == nil {
 		m.s.Censored = make([]bool, n0, cap(m.s.Times))
 	}

@@ -72,7 +72,7 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 		off := len(m.s.Times)
 		for _, u := range units {
 			n := int(files[u.file].rowGroup[u.rg])
-			u.b.times = m.s.Times[off:off:off+n]
+			u.b.times = m.s.Times[off : off : off+n]
 			off += n
 		}
 	}

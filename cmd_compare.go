@@ -42,12 +42,8 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 		Usage: "compare the derived schedule with baseline families tuned to the same budget, on held-out items",
 		UsageText: "pollfit compare --input FILE --column NAME (--budget N | --mean-polls M) [--families all|exp,poly,…] [--schedule SPEC …]\n" +
 			"   [--holdout 0.3] [--seed S] [--in-sample] [--arrivals 50/s [--burst N]] [--format table|json|csv]",
-		Flags: flags(inputFlags(), solveFlags(), fitFlags("fit-"), contestFlags(), []cli.Flag{
+		Flags: flags(inputFlags(), solveFlags(), fitFlags("fit-"), contestFlags(), scoreFlags(), []cli.Flag{
 			&cli.BoolFlag{Name: "in-sample", Usage: "also score on the items fitted on (optimistic)"},
-			&cli.StringFlag{Name: "at", Value: "30s,2m,15m", Usage: "count polls made by these ages"},
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table, json or csv"},
-			&cli.StringFlag{Name: "arrivals", Usage: "arrival `RATE` of items (50/s, 2000/min, 100/h): adds the request rate at the server"},
-			&cli.IntFlag{Name: "burst", Usage: "with --arrivals: peak request rate when `N` items start together (unjittered schedules)"},
 		}),
 		Action: func(c *cli.Context) error {
 			in, err := inputOf(c, stderr, false)

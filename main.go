@@ -157,17 +157,13 @@ func evaluateCommand(stdout, stderr io.Writer) *cli.Command {
 		Name:      "evaluate",
 		Usage:     "score schedules: polls by age, stuck cost and, with --input, lag quantiles and polls per item",
 		UsageText: "pollfit evaluate [--input FILE --column NAME] --schedule SPEC_OR_FILE [--schedule …] [--at 30s,2m,15m] [--format table|json|csv] [--polls]",
-		Flags: append(inputFlags(),
+		Flags: append(append(inputFlags(),
 			&cli.StringSliceFlag{Name: "schedule", Aliases: []string{"s"}, Usage: "a spec (\"every 1s until 30s, every 2s until 2m\"), NAME=SPEC, a reference name (before, 76cd188, a74b69e, now) or a schedule file; repeatable"},
-			&cli.StringFlag{Name: "at", Value: "30s,2m,15m", Usage: "count polls made by these ages"},
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table, json or csv"},
 			&cli.BoolFlag{Name: "polls", Usage: "list each schedule's poll times (seconds from age 0)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the Monte Carlo draws of jittered schedules"},
 			&cli.IntFlag{Name: "draws", Value: 200, Usage: "Monte Carlo draws for jittered schedules"},
 			&cli.StringFlag{Name: "plot", Usage: "draw each schedule's poll times over the settle-time distribution to `FILE`.png or .svg"},
-			&cli.StringFlag{Name: "arrivals", Usage: "arrival `RATE` of items (50/s, 2000/min, 100/h): adds the request rate at the server"},
-			&cli.IntFlag{Name: "burst", Usage: "with --arrivals: peak request rate when `N` items start together (unjittered schedules)"},
-		),
+		), scoreFlags()...),
 		Action: func(c *cli.Context) error {
 			in, err := inputOf(c, stderr, false)
 			if err != nil {
@@ -419,5 +415,15 @@ func exportCommand(stdout, stderr io.Writer) *cli.Command {
 				Out:      c.String("output"),
 			}.Run(stdout, stderr)
 		},
+	}
+}
+
+// scoreFlags are the output flags of the commands that print score tables.
+func scoreFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "at", Value: "30s,2m,15m", Usage: "count polls made by these ages"},
+		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table, json or csv"},
+		&cli.StringFlag{Name: "arrivals", Usage: "arrival `RATE` of items (50/s, 2000/min, 100/h): adds the request rate at the server"},
+		&cli.IntFlag{Name: "burst", Usage: "with --arrivals: peak request rate when `N` items start together (unjittered schedules)"},
 	}
 }

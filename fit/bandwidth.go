@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -119,7 +120,7 @@ func (s wsample) quantiles(ps ...float64) []float64 {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortFunc(idx, func(a, b int) int { return compareFloat(s.x[a], s.x[b]) })
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(s.x[a], s.x[b]) })
 	var W float64
 	for _, w := range s.w {
 		W += w
@@ -144,16 +145,6 @@ func (s wsample) quantiles(ps ...float64) []float64 {
 		}
 	}
 	return out
-}
-
-func compareFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func minOf(x []float64) float64 {

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -295,7 +296,7 @@ func (d *Density) smooth(t, m []float64, opt Options) error {
 			ws.w = m
 		}
 	}
-	slices.SortFunc(d.Atoms, func(a, b Atom) int { return compareFloat(a.T, b.T) })
+	slices.SortFunc(d.Atoms, func(a, b Atom) int { return cmp.Compare(a.T, b.T) })
 
 	contMass := 0.0
 	if m == nil {

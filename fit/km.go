@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -43,7 +44,7 @@ func kaplanMeier(s *Sample) (*KaplanMeier, []float64) {
 	// Events before censorings at equal times: the censored item was
 	// still at risk at that time.
 	slices.SortFunc(idx, func(a, b int) int {
-		if c := compareFloat(s.Times[a], s.Times[b]); c != 0 {
+		if c := cmp.Compare(s.Times[a], s.Times[b]); c != 0 {
 			return c
 		}
 		ca, cb := s.IsCensored(a), s.IsCensored(b)

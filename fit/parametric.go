@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -381,7 +382,7 @@ func nelderMead(f func([]float64) float64, x0 []float64, step float64) ([]float6
 		for i := range idx {
 			idx[i] = i
 		}
-		slices.SortFunc(idx, func(a, b int) int { return compareFloat(val[a], val[b]) })
+		slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(val[a], val[b]) })
 		p2 := make([][]float64, n+1)
 		v2 := make([]float64, n+1)
 		for k, i := range idx {

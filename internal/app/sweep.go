@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -248,7 +249,7 @@ func sweepCurves(rows []SweepRow, byMean bool) []plot.Curve {
 		for k := range idx {
 			idx[k] = k
 		}
-		slices.SortStableFunc(idx, func(p, q int) int { return cmpFloat(c.X[p], c.X[q]) })
+		slices.SortStableFunc(idx, func(p, q int) int { return cmp.Compare(c.X[p], c.X[q]) })
 		x, y := make([]float64, len(idx)), make([]float64, len(idx))
 		for k, j := range idx {
 			x[k], y[k] = c.X[j], c.Y[j]
@@ -256,14 +257,4 @@ func sweepCurves(rows []SweepRow, byMean bool) []plot.Curve {
 		c.X, c.Y = x, y
 	}
 	return curves
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/pollfit/pollfit/export"
@@ -77,7 +76,7 @@ func (e Export) Run(stdout, stderr io.Writer) error {
 		if err := outfile.Write(path, stdout, func(w io.Writer) error { return export.GoTest(w, doc, e.Options) }); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "wrote %s and %s\n", e.Out, filepath.Base(path))
+		fmt.Fprintf(stderr, "wrote %s and %s\n", e.Out, path)
 	}
 	return nil
 }

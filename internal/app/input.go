@@ -64,6 +64,10 @@ func (in Input) load(stderr io.Writer) (*fit.Sample, *fit.Report, error) {
 		return nil, nil, nil
 	}
 	if err != nil {
+		if !in.Read.DropInvalid && (errors.Is(err, fit.ErrNotNumber) || errors.Is(err, fit.ErrNegative) ||
+			errors.Is(err, fit.ErrEmptyValue) || errors.Is(err, fit.ErrNotFinite)) {
+			err = fmt.Errorf("%w (--drop-invalid drops such rows and counts them)", err)
+		}
 		return nil, nil, err
 	}
 	if !in.Quiet {

@@ -22,6 +22,9 @@ func Write(path string, stdout io.Writer, fn func(w io.Writer) error) error {
 	if dir == "" {
 		dir = "."
 	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("cannot write %s: directory %s does not exist", path, dir)
+	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)

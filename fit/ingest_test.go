@@ -2,6 +2,7 @@ package fit
 
 import (
 	"bytes"
+	stdcmp "cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -406,7 +407,7 @@ func weightedQuantile(s *Sample, p float64) float64 {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortFunc(idx, func(a, b int) int { return cmpFloat(s.Times[a], s.Times[b]) })
+	slices.SortFunc(idx, func(a, b int) int { return stdcmp.Compare(s.Times[a], s.Times[b]) })
 	total, acc := s.TotalWeight(), 0.0
 	for _, i := range idx {
 		acc += s.Weight(i)
@@ -415,16 +416,6 @@ func weightedQuantile(s *Sample, p float64) float64 {
 		}
 	}
 	return math.Inf(1)
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func TestReadOptionsMisuse(t *testing.T) {

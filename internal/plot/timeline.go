@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"image/color"
@@ -139,21 +140,11 @@ func Timeline(path string, cdf func(t float64) float64, schedules []optimize.Sch
 		}
 		ticks = append(ticks, gplot.Tick{Value: y, Label: fmt.Sprintf("%s (%d)", name, len(polls[i]))})
 	}
-	slices.SortFunc(ticks, func(a, b gplot.Tick) int { return cmp(a.Value, b.Value) })
+	slices.SortFunc(ticks, func(a, b gplot.Tick) int { return cmp.Compare(a.Value, b.Value) })
 	p.Y.Tick.Marker = gplot.ConstantTicks(ticks)
 	p.Y.Min, p.Y.Max = 0, float64(n)+1
 	p.Y.Label.Text = "schedule (polls)"
 	return save(p, path, 18*vg.Centimeter, vg.Length(5+1.2*float64(n))*vg.Centimeter)
-}
-
-func cmp(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // EmpiricalCDF returns the empirical CDF of settle times (seconds): the

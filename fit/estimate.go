@@ -290,9 +290,19 @@ func (d *Density) smooth(t, m []float64, opt Options) error {
 			floor = d.Resolution // zeros are out already: cell 0 is empty, not low
 		}
 		atoms, m2, _ := findAtoms(t, m, d.Resolution, floor)
+		// Spikes (spikes.go) count an item an exact atom took a share of
+		// only for the share left in the smooth part.
+		var k []float64
 		if len(atoms) > 0 {
-			d.Atoms = append(d.Atoms, atoms...)
-			m = m2
+			k = make([]float64, n)
+			for i := range t {
+				k[i] = m2[i] / massOf(m, i, n)
+			}
+		}
+		spikes, m3 := findSpikes(t, m2, k, d.Resolution)
+		d.Atoms = append(append(d.Atoms, atoms...), spikes...)
+		if len(atoms)+len(spikes) > 0 {
+			m = m3
 			ws.w = m
 		}
 	}

@@ -103,7 +103,7 @@ func TestAtoms(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []Atom{{0, 0.2}, {60, 0.1}}
+		want := []Atom{{T: 0, Mass: 0.2}, {T: 60, Mass: 0.1}}
 		if len(d.Atoms) != len(want) {
 			t.Fatalf("%s: atoms = %v, want %v", dom, d.Atoms, want)
 		}
@@ -350,7 +350,7 @@ func TestDistDensity(t *testing.T) {
 // TestDensityAtoms: CDF is right-continuous with the atom's jump and
 // Quantile returns the atom for every p inside the jump.
 func TestDensityAtoms(t *testing.T) {
-	d := &Density{Atoms: []Atom{{0, 0.25}, {10, 0.25}}}
+	d := &Density{Atoms: []Atom{{T: 0, Mass: 0.25}, {T: 10, Mass: 0.25}}}
 	// Continuous part uniform on [0, 20] with mass 0.5.
 	d.fill(linGrid(20, 21), func(x float64) (float64, float64) { return 0.5 / 20, 0.5 * x / 20 })
 	for _, c := range []struct{ t, want float64 }{

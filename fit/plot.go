@@ -115,7 +115,7 @@ func title(d *Density) string {
 		t += fmt.Sprintf(", %s domain, bandwidth %.3g", d.Domain, d.Bandwidth)
 	}
 	for _, a := range d.Atoms {
-		t += fmt.Sprintf(", atom %gs (%.1f%%)", a.T, 100*a.Mass)
+		t += ", " + a.Kind() + " " + a.String()
 	}
 	if d.StuckShare > 0 {
 		t += fmt.Sprintf(", stuck %.2g%%", 100*d.StuckShare)

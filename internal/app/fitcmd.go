@@ -74,7 +74,7 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 	}
 	if !f.Input.Quiet {
 		d := out.Density
-		fmt.Fprintf(stderr, "fit %s on %d rows: bandwidth %.4g, %d atoms, stuck share %.3g", d.Method, d.N, d.Bandwidth, len(d.Atoms), d.StuckShare)
+		fmt.Fprintf(stderr, "fit %s on %d rows: bandwidth %.4g, %s, stuck share %.3g", d.Method, d.N, d.Bandwidth, countAtoms(d.Atoms), d.StuckShare)
 		if d.HoldoutN > 0 {
 			fmt.Fprintf(stderr, ", held-out log-likelihood %.4f per row (%d rows)", d.HoldoutLogLik, d.HoldoutN)
 		}
@@ -124,3 +124,31 @@ func distDensity(spec string, o fit.Options) (*fit.Density, error) {
 }
 
 func isOptionError(err error) bool { return errors.Is(err, fit.ErrOption) }
+
+// countAtoms says how many point masses and spikes there are: "no atoms",
+// "1 atom", "3 atoms, 1 spike".
+func countAtoms(atoms []fit.Atom) string {
+	var point, spike int
+	for _, a := range atoms {
+		if a.Width > 0 {
+			spike++
+		} else {
+			point++
+		}
+	}
+	plural := func(n int, what string) string {
+		if n == 1 {
+			return "1 " + what
+		}
+		return fmt.Sprintf("%d %ss", n, what)
+	}
+	switch {
+	case spike == 0 && point == 0:
+		return "no atoms"
+	case spike == 0:
+		return plural(point, "atom")
+	case point == 0:
+		return plural(spike, "spike")
+	}
+	return plural(point, "atom") + ", " + plural(spike, "spike")
+}

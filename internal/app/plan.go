@@ -195,7 +195,7 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 	}
 	fmt.Fprintf(w, "; stuck share %.1f%%\n", 100*d.StuckShare)
 	for _, a := range d.Atoms {
-		fmt.Fprintf(w, "   atom: %.3g%% settle at %ss\n", 100*a.Mass, trimFloat(a.T))
+		fmt.Fprintf(w, "   %s: %s\n", a.Kind(), a)
 	}
 	phases := fmt.Sprintf("%d phases", r.Phases)
 	if r.Method != "phased" {
@@ -237,7 +237,6 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 	return err
 }
 
-func trimFloat(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%.6g", v), ".") }
 
 // planJSON is the JSON form of plan's output.
 type planJSON struct {

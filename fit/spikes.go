@@ -1,0 +1,181 @@
+package fit
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mathext"
+)
+
+// Spike detection.
+//
+// A deadline (a prompt that times out at 60 s, a job killed at its time
+// limit) piles items into a narrow stretch just after it: not one repeated
+// value, so the exact-value atom test (atoms.go) does not see it, yet far
+// narrower than any kernel bandwidth, so a KDE smooths it away. The spike
+// test is the atom test on cells of constant relative width: cells of
+// width c in ln t (c = 0.01, 0.02, 0.04, each at offsets 0 and c/2), so a
+// cell at t spans about c·t seconds. A cell is a spike when, with c items
+// in it and μ the smooth expectation from the least-squares line through
+// the counts of the 5 neighbouring cells on each side,
+//
+//	c ≥ AtomMinCount, c ≥ SpikeMinRatio·μ (3), (c − μ) mass ≥ AtomMinMass,
+//	P(Poisson(μ) ≥ c) ≤ AtomAlpha/m  (Bonferroni over the m cells tested).
+//
+// The ratio is 3, not the atom test's 2, because a step in the density
+// (every item settles after 5 s, none before) gives a cell at the step at
+// most twice the line through its neighbours; a spike, whose excess sits
+// in one cell with low neighbours on both sides, gives far more. Cells
+// narrower than 10 data resolutions are not tested, so that whole-second
+// data do not alias (one or two whole seconds per cell). Of the flagged
+// cells, the one with the largest excess mass is kept first, then the
+// next that does not overlap a kept one, and so on; the widest cells
+// catch a spike whole. A spike's excess (c − μ)/c of each item in its cell
+// leaves the smooth part and becomes an Atom of Width > 0 spread evenly
+// over the 5 % to 95 % range of the cell's items.
+const SpikeMinRatio = 3.0
+
+// spikeCells are the cell widths in ln t; the widest is about 4 % of t.
+var spikeCellWidths = []float64{0.01, 0.02, 0.04}
+
+// spikeMinCell is the least cell width, in data resolutions, tested.
+const spikeMinCell = 10
+
+// spikeCell is a cell of ln t flagged by the spike rule.
+type spikeCell struct {
+	lo, hi float64 // ln t bounds, [lo, hi)
+	share  float64 // (c − μ)/c: the share of the cell's items in the spike
+	excess float64 // the spike's mass
+	p      float64 // P(Poisson(μ) ≥ c)
+}
+
+// findSpikes applies the spike rule to settled items t with masses m (nil:
+// 1/len(t) each) and count weights k (nil: 1 each; an item partly taken by
+// an exact atom counts for the share left in the smooth part), at data
+// resolution delta. Items at t ≤ 0 are never in a spike. For n > 2¹⁸ the
+// cells are tested on an evenly strided subsample of 2¹⁸ items (the
+// masses scaled to the whole), and the spikes found take their share of
+// every item. It returns the spikes and the masses with their share
+// removed (m itself when there are none).
+func findSpikes(t, m, k []float64, delta float64) ([]Atom, []float64) {
+	n := len(t)
+	if n < AtomMinCount {
+		return nil, m
+	}
+	st, sm, sk := t, m, k
+	if n > atomScreen {
+		st, sm, sk = make([]float64, atomScreen), make([]float64, atomScreen), make([]float64, atomScreen)
+		step := float64(n) / atomScreen
+		for j := range atomScreen {
+			i := int(float64(j) * step)
+			st[j], sm[j], sk[j] = t[i], massOf(m, i, n)*step, 1
+			if k != nil {
+				sk[j] = k[i]
+			}
+		}
+	}
+	cells := flagSpikeCells(st, sm, sk, delta)
+	if len(cells) == 0 {
+		return nil, m
+	}
+	out := make([]float64, n)
+	for i := range t {
+		out[i] = massOf(m, i, n)
+	}
+	var spikes []Atom
+	for _, c := range cells {
+		lo, hi := math.Exp(c.lo), math.Exp(c.hi)
+		var in []float64
+		mass := 0.0
+		for i, v := range t {
+			if v >= lo && v < hi {
+				in = append(in, v)
+				mass += out[i] * c.share
+				out[i] *= 1 - c.share
+			}
+		}
+		if len(in) == 0 {
+			continue
+		}
+		slices.Sort(in)
+		from, to := in[int(0.05*float64(len(in)-1))], in[int(math.Ceil(0.95*float64(len(in)-1)))]
+		spikes = append(spikes, Atom{T: to, Mass: mass, Width: to - from})
+	}
+	return spikes, out
+}
+
+// flagSpikeCells returns the cells of ln t that pass the spike rule, none
+// overlapping another, in ascending order; see findSpikes for arguments.
+func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
+	n := len(t)
+	y := make([]float64, n)
+	ylo, yhi := math.Inf(1), math.Inf(-1)
+	for i, v := range t {
+		y[i] = math.NaN()
+		if v > 0 {
+			y[i] = math.Log(v)
+			ylo, yhi = math.Min(ylo, y[i]), math.Max(yhi, y[i])
+		}
+	}
+	if ylo > yhi {
+		return nil
+	}
+	var flagged []spikeCell
+	tests := 0
+	const K = atomCells
+	for _, c := range spikeCellWidths {
+		for _, off := range []float64{0, 0.5} {
+			base := math.Floor(ylo/c-off) - K // K empty cells of margin below
+			nc := int(math.Floor(yhi/c-off)-base) + K + 1
+			if nc > 1<<22 { // absurd spans (1e-300 s to 1e300 s): nothing to learn
+				continue
+			}
+			cnt := make([]float64, nc)
+			mass := make([]float64, nc)
+			for i, v := range y {
+				if math.IsNaN(v) {
+					continue
+				}
+				j := int(math.Floor(v/c-off) - base)
+				if k == nil {
+					cnt[j]++
+				} else {
+					cnt[j] += k[i]
+				}
+				mass[j] += massOf(m, i, n)
+			}
+			for j := K; j < nc-K; j++ {
+				if cnt[j] < AtomMinCount {
+					continue
+				}
+				lo := (float64(j) + base + off) * c
+				if delta > 0 && math.Exp(lo)*math.Expm1(c) < spikeMinCell*delta {
+					continue
+				}
+				tests++
+				mu := lineAtZero(cnt[j-K:j+K+1], K)
+				share := (cnt[j] - mu) / cnt[j]
+				if cnt[j] < SpikeMinRatio*mu || mass[j]*share < AtomMinMass {
+					continue
+				}
+				p := 0.0
+				if mu > 0 {
+					p = mathext.GammaIncReg(cnt[j], mu)
+				}
+				flagged = append(flagged, spikeCell{lo: lo, hi: lo + c, share: share, excess: mass[j] * share, p: p})
+			}
+		}
+	}
+	slices.SortStableFunc(flagged, func(a, b spikeCell) int { return cmp.Compare(b.excess, a.excess) })
+	var kept []spikeCell
+	for _, f := range flagged {
+		if f.p > AtomAlpha/float64(tests) ||
+			slices.ContainsFunc(kept, func(g spikeCell) bool { return f.lo < g.hi && g.lo < f.hi }) {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	slices.SortFunc(kept, func(a, b spikeCell) int { return cmp.Compare(a.lo, b.lo) })
+	return kept
+}

@@ -3,8 +3,8 @@ package fit
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"sort"
+	"strconv"
 )
 
 // Atom is a concentrated share of the settle-time distribution, kept

@@ -237,7 +237,6 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 	return err
 }
 
-
 // planJSON is the JSON form of plan's output.
 type planJSON struct {
 	Schedule json.RawMessage        `json:"schedule"` // the schedule document, as export --lang json writes it

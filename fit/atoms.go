@@ -195,7 +195,7 @@ func findAtoms(t, m []float64, delta, floor float64) ([]Atom, []float64, []atomT
 	if len(atoms) == 0 {
 		return nil, m, tests
 	}
-	out := make([]float64, n)
+	out := makeBig[float64](n, n)
 	for i, x := range t {
 		w := unit
 		if m != nil {

@@ -19,8 +19,8 @@ import (
 
 var pqT0 = time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 
-// writeParquet writes the columns (name → []float64, []int64,
-// []*time.Time or []string) as a Parquet file at path,
+// writeParquet writes the columns (name → []float64, []float32, []int64,
+// []int32, []*float64 or []*time.Time (nil: null) or []string) as a Parquet file at path,
 // rowGroup rows per row group, fields in the order of names.
 func writeParquet(t testing.TB, path string, rowGroup int64, names []string, cols map[string]any) {
 	t.Helper()
@@ -33,6 +33,24 @@ func writeParquet(t testing.TB, path string, rowGroup int64, names []string, col
 			b := array.NewFloat64Builder(mem)
 			b.AppendValues(v, nil)
 			fields, arrs = append(fields, arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64}), append(arrs, b.NewArray())
+		case []float32:
+			b := array.NewFloat32Builder(mem)
+			b.AppendValues(v, nil)
+			fields, arrs = append(fields, arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float32}), append(arrs, b.NewArray())
+		case []int32:
+			b := array.NewInt32Builder(mem)
+			b.AppendValues(v, nil)
+			fields, arrs = append(fields, arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int32}), append(arrs, b.NewArray())
+		case []*float64: // nil is null
+			b := array.NewFloat64Builder(mem)
+			for _, x := range v {
+				if x == nil {
+					b.AppendNull()
+				} else {
+					b.Append(*x)
+				}
+			}
+			fields, arrs = append(fields, arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}), append(arrs, b.NewArray())
 		case []int64:
 			b := array.NewInt64Builder(mem)
 			b.AppendValues(v, nil)
@@ -231,5 +249,75 @@ func BenchmarkReadParquet(b *testing.B) {
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
+	}
+}
+
+// TestReadParquetPlain: a duration column read alone goes through
+// readPlain (decoded straight into the sample) for every plain numeric
+// type, and falls back to the general path, row group by row group, on a
+// null or an invalid value, which then names the row or drops it.
+func TestReadParquetPlain(t *testing.T) {
+	f64 := func(v float64) *float64 { return &v }
+	path := filepath.Join(t.TempDir(), "plain.parquet")
+	writeParquet(t, path, 3, []string{"f64", "f32", "i64", "i32", "opt", "neg"}, map[string]any{
+		"f64": []float64{1.5, 2, 0.25, 4, 60, 0.5},
+		"f32": []float32{1.5, 2, 0.25, 4, 60, 0.5},
+		"i64": []int64{1500, 2000, 250, 4000, 60000, 500},
+		"i32": []int32{1500, 2000, 250, 4000, 60000, 500},
+		"opt": []*float64{f64(1.5), f64(2), f64(0.25), f64(4), nil, f64(0.5)},
+		"neg": []float64{1.5, 2, 0.25, 4, -60, 0.5},
+	})
+	want := []float64{1.5, 2, 0.25, 4, 60, 0.5}
+	for _, c := range []struct {
+		col     string
+		unit    Unit
+		plain   [2]bool // readPlain succeeds on row group 0, 1
+		times   []float64
+		dropped int
+	}{
+		{"f64", 0, [2]bool{true, true}, want, 0},
+		{"f32", 0, [2]bool{true, true}, want, 0},
+		{"i64", Millisecond, [2]bool{true, true}, want, 0},
+		{"i32", Millisecond, [2]bool{true, true}, want, 0},
+		{"opt", 0, [2]bool{true, false}, []float64{1.5, 2, 0.25, 4, 0.5}, 1},
+		{"neg", 0, [2]bool{true, false}, []float64{1.5, 2, 0.25, 4, 0.5}, 1},
+	} {
+		opt := ReadOptions{Column: c.col, Unit: c.unit, DropInvalid: true}
+		p, err := newPlan(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := openParquetLayout(input{path: path, parquet: true}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !f.plain {
+			t.Fatalf("%s: not read by readPlain", c.col)
+		}
+		var r pqReader
+		for rg := range 2 {
+			var b batch
+			ok, err := r.readPlain(f, rg, p, &b)
+			if err != nil || ok != c.plain[rg] {
+				t.Errorf("%s: readPlain(row group %d) = %v, %v; want %v", c.col, rg, ok, err, c.plain[rg])
+			}
+		}
+		r.close()
+		s, rep, err := Read([]string{path}, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", c.col, err)
+		}
+		if !slices.Equal(s.Times, c.times) || rep.Read != 6 || rep.DroppedTotal() != c.dropped {
+			t.Errorf("%s: times %v, read %d, dropped %d; want %v, 6, %d", c.col, s.Times, rep.Read, rep.DroppedTotal(), c.times, c.dropped)
+		}
+	}
+	// Without DropInvalid the general path names the row.
+	_, _, err := Read([]string{path}, ReadOptions{Column: "neg"})
+	if want := path + `: row group 1, row 2, column "neg": negative duration: -60`; err == nil || err.Error() != want {
+		t.Errorf("neg: err = %v, want %s", err, want)
+	}
+	_, _, err = Read([]string{path}, ReadOptions{Column: "opt"})
+	if want := path + `: row group 1, row 2, column "opt": empty value`; err == nil || err.Error() != want {
+		t.Errorf("opt: err = %v, want %s", err, want)
 	}
 }

@@ -37,7 +37,7 @@ func NewKaplanMeier(s *Sample) *KaplanMeier {
 // right), censored items carry 0. The shares sum to 1 − S(last event).
 func kaplanMeier(s *Sample) (*KaplanMeier, []float64) {
 	n := s.Len()
-	idx := make([]int, n)
+	idx := makeBig[int](n, n)
 	for i := range idx {
 		idx[i] = i
 	}
@@ -58,7 +58,7 @@ func kaplanMeier(s *Sample) (*KaplanMeier, []float64) {
 	})
 	atRisk := s.TotalWeight()
 	km := &KaplanMeier{}
-	share := make([]float64, n)
+	share := makeBig[float64](n, n)
 	surv, gw := 1.0, 0.0
 	for k := 0; k < n; {
 		t := s.Times[idx[k]]

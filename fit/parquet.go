@@ -3,6 +3,7 @@ package fit
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -28,6 +29,9 @@ type pqFile struct {
 	leaf     [nRoles]int // -1 when the role is unused or a constant
 	consts   [nRoles][]byte
 	rowGroup []int64 // rows per row group
+	// plain is set when the duration column alone is read and holds
+	// plain signed integers or floats: readPlain can decode it.
+	plain bool
 }
 
 // pqUnit is one row group of one file: the unit of parallel work.
@@ -97,7 +101,7 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 				}
 				u := units[k]
 				if !stop.Load() {
-					u.err = r.read(files[u.file], u.rg, p, &u.b)
+					u.err = r.readRowGroup(files[u.file], u.rg, p, &u.b)
 				}
 				close(u.done)
 			}
@@ -185,6 +189,19 @@ func openParquetLayout(in input, p *plan) (f *pqFile, err error) {
 		}
 		f.leaf[r] = sf.ColIndex
 	}
+	f.plain = !p.opt.Binned && f.leaf[roleDur] >= 0
+	for r := range nRoles {
+		if role(r) != roleDur && (f.leaf[r] >= 0 || f.consts[r] != nil) {
+			f.plain = false
+		}
+	}
+	if f.plain {
+		switch fr.Manifest.Fields[slices.Index(names, p.names[roleDur])].Field.Type.ID() {
+		case arrow.FLOAT64, arrow.FLOAT32, arrow.INT64, arrow.INT32:
+		default:
+			f.plain = false
+		}
+	}
 	return f, nil
 }
 
@@ -258,6 +275,133 @@ func (r *pqReader) close() {
 	}
 }
 
+// open makes f the open file, unless it is already.
+func (r *pqReader) open(f *pqFile) error {
+	if r.path == f.in.path {
+		return nil
+	}
+	r.close()
+	rdr, err := openParquet(f.in.path)
+	if err != nil {
+		return err
+	}
+	props := pqarrow.ArrowReadProperties{BatchSize: pqBatchRows}
+	for _, ro := range []role{roleStatus, roleSegment} {
+		if f.leaf[ro] >= 0 {
+			props.SetReadDict(f.leaf[ro], true)
+		}
+	}
+	fr, err := pqarrow.NewFileReader(rdr, props, memory.DefaultAllocator)
+	if err != nil {
+		rdr.Close()
+		return &ParseError{File: f.in.path, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+	}
+	r.path, r.rdr, r.fr = f.in.path, rdr, fr
+	return nil
+}
+
+// readRowGroup decodes row group rg of f into b: by readPlain when it
+// can, else by read.
+func (r *pqReader) readRowGroup(f *pqFile, rg int, p *plan, b *batch) error {
+	if f.plain {
+		ok, err := r.readPlain(f, rg, p, b)
+		if ok || err != nil {
+			return err
+		}
+		b.times = b.times[:0]
+	}
+	return r.read(f, rg, p, b)
+}
+
+// readPlain decodes row group rg of a plain numeric duration column (see
+// pqFile.plain) straight into b.times with the Parquet column reader: no
+// Arrow arrays, no per-row path, which makes Parquet reads about twice as
+// fast (docs/performance.md). It returns false, with b.times partly
+// written, when the row group needs the general path: a null, or a value
+// that is not a finite number ≥ 0 — read names its row, or drops it.
+func (r *pqReader) readPlain(f *pqFile, rg int, p *plan, b *batch) (ok bool, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			ok, err = false, &ParseError{File: f.in.path, RowGroup: rg, Err: fmt.Errorf("%w: %v", ErrCorrupt, x)}
+		}
+	}()
+	if err := r.open(f); err != nil {
+		return false, err
+	}
+	n := int(f.rowGroup[rg])
+	if b.times == nil {
+		b.times = makeBig[float64](0, n)
+	}
+	dst := b.times[:n]
+	col, err := r.rdr.RowGroup(rg).Column(f.leaf[roleDur])
+	if err != nil {
+		return false, &ParseError{File: f.in.path, RowGroup: rg, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+	}
+	var defs []int16
+	if col.Descriptor().MaxDefinitionLevel() > 0 {
+		defs = make([]int16, pqBatchRows)
+	}
+	// read decodes up to len(into) rows; a null makes values < rows.
+	var read func(into []float64) (rows int64, values int, err error)
+	switch cr := col.(type) {
+	case *file.Float64ColumnChunkReader:
+		read = func(into []float64) (int64, int, error) { return cr.ReadBatch(int64(len(into)), into, defs, nil) }
+	case *file.Float32ColumnChunkReader:
+		buf := make([]float32, pqBatchRows)
+		read = func(into []float64) (int64, int, error) {
+			rows, vals, err := cr.ReadBatch(int64(len(into)), buf, defs, nil)
+			for i, v := range buf[:vals] {
+				into[i] = float64(v)
+			}
+			return rows, vals, err
+		}
+	case *file.Int64ColumnChunkReader:
+		buf := make([]int64, pqBatchRows)
+		read = func(into []float64) (int64, int, error) {
+			rows, vals, err := cr.ReadBatch(int64(len(into)), buf, defs, nil)
+			for i, v := range buf[:vals] {
+				into[i] = float64(v)
+			}
+			return rows, vals, err
+		}
+	case *file.Int32ColumnChunkReader:
+		buf := make([]int32, pqBatchRows)
+		read = func(into []float64) (int64, int, error) {
+			rows, vals, err := cr.ReadBatch(int64(len(into)), buf, defs, nil)
+			for i, v := range buf[:vals] {
+				into[i] = float64(v)
+			}
+			return rows, vals, err
+		}
+	default:
+		return false, nil
+	}
+	for got := 0; got < n; {
+		rows, vals, err := read(dst[got : got+min(n-got, pqBatchRows)])
+		if err != nil || rows == 0 {
+			if err == nil {
+				err = fmt.Errorf("row group ends after %d of its %d rows", got, n)
+			}
+			return false, &ParseError{File: f.in.path, RowGroup: rg, Row: got + 1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+		}
+		if vals != int(rows) {
+			return false, nil
+		}
+		got += vals
+	}
+	// The general path's checks (checkSeconds), over the whole row group.
+	u := p.unitSec
+	for i, v := range dst {
+		v *= u
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return false, nil
+		}
+		dst[i] = v
+	}
+	b.times, b.read, b.used = dst, n, n
+	return true, nil
+}
+
 // read decodes row group rg of f into b. Errors about the data go to
 // b.err (row local to the row group); others are returned.
 func (r *pqReader) read(f *pqFile, rg int, p *plan, b *batch) (err error) {
@@ -266,24 +410,8 @@ func (r *pqReader) read(f *pqFile, rg int, p *plan, b *batch) (err error) {
 			err = &ParseError{File: f.in.path, RowGroup: rg, Err: fmt.Errorf("%w: %v", ErrCorrupt, x)}
 		}
 	}()
-	if r.path != f.in.path {
-		r.close()
-		rdr, err := openParquet(f.in.path)
-		if err != nil {
-			return err
-		}
-		props := pqarrow.ArrowReadProperties{BatchSize: pqBatchRows}
-		for _, ro := range []role{roleStatus, roleSegment} {
-			if f.leaf[ro] >= 0 {
-				props.SetReadDict(f.leaf[ro], true)
-			}
-		}
-		fr, err := pqarrow.NewFileReader(rdr, props, memory.DefaultAllocator)
-		if err != nil {
-			rdr.Close()
-			return &ParseError{File: f.in.path, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
-		}
-		r.path, r.rdr, r.fr = f.in.path, rdr, fr
+	if err := r.open(f); err != nil {
+		return err
 	}
 	var leaves []int
 	for _, l := range f.leaf {

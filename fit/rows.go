@@ -450,7 +450,7 @@ func (m *merger) reserve(n int) {
 	}
 	c := len(m.s.Times) + n
 	if m.s.Times == nil {
-		m.s.Times = make([]float64, 0, c)
+		m.s.Times = makeBig[float64](0, c)
 	}
 	m.s.Times = regrow(m.s.Times, c)
 	m.s.Censored = regrow(m.s.Censored, c)
@@ -465,7 +465,7 @@ func regrow[E any](s []E, c int) []E {
 	if s == nil || cap(s) >= c {
 		return s
 	}
-	t := make([]E, len(s), c)
+	t := makeBig[E](len(s), c)
 	copy(t, s)
 	return t
 }
@@ -478,7 +478,7 @@ func (m *merger) add(b *batch) {
 		m.s.Times = append(m.s.Times, b.times...)
 	}
 	if b.cens != nil && m.s.Censored == nil {
-		m.s.Censored = make([]bool, n0, cap(m.s.Times))
+		m.s.Censored = makeBig[bool](n0, cap(m.s.Times))
 	}
 	if m.s.Censored != nil {
 		if b.cens != nil {
@@ -488,7 +488,7 @@ func (m *merger) add(b *batch) {
 		}
 	}
 	if b.weights != nil && m.s.Weights == nil {
-		m.s.Weights = make([]float64, n0, cap(m.s.Times))
+		m.s.Weights = makeBig[float64](n0, cap(m.s.Times))
 		for i := range m.s.Weights {
 			m.s.Weights[i] = 1
 		}
@@ -505,7 +505,7 @@ func (m *merger) add(b *batch) {
 	if len(b.seg) > 0 {
 		if m.segIdx == nil {
 			m.segIdx = map[string]int32{}
-			m.s.Segment = make([]int32, 0, cap(m.s.Times))
+			m.s.Segment = makeBig[int32](0, cap(m.s.Times))
 		}
 		m.remap = m.remap[:0]
 		for _, name := range b.segNames {

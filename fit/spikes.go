@@ -56,7 +56,7 @@ type spikeCell struct {
 // resolution delta. Items at t ≤ 0 are never in a spike. For n > 2¹⁸ the
 // cells are tested on an evenly strided subsample of 2¹⁸ items (the
 // masses scaled to the whole), and the spikes found take their share of
-// every item. It returns the spikes and the masses with their share
+// every item; their extent comes from the subsample. It returns the spikes and the masses with their share
 // removed (m itself when there are none).
 func findSpikes(t, m, k []float64, delta float64) ([]Atom, []float64) {
 	n := len(t)
@@ -79,20 +79,25 @@ func findSpikes(t, m, k []float64, delta float64) ([]Atom, []float64) {
 	if len(cells) == 0 {
 		return nil, m
 	}
-	out := make([]float64, n)
+	out := makeBig[float64](n, n)
 	for i := range t {
 		out[i] = massOf(m, i, n)
 	}
 	var spikes []Atom
 	for _, c := range cells {
 		lo, hi := math.Exp(c.lo), math.Exp(c.hi)
-		var in []float64
 		mass := 0.0
 		for i, v := range t {
 			if v >= lo && v < hi {
-				in = append(in, v)
 				mass += out[i] * c.share
 				out[i] *= 1 - c.share
+			}
+		}
+		// The extent from the (screened) sample's items in the cell.
+		var in []float64
+		for _, v := range st {
+			if v >= lo && v < hi {
+				in = append(in, v)
 			}
 		}
 		if len(in) == 0 {

@@ -24,7 +24,7 @@ func (s *Sample) Split(holdout float64, seed uint64) (train, test *Sample) {
 	k := int(math.Round(holdout * float64(n)))
 	// Shuffle the first k positions only (a partial Fisher–Yates): they
 	// are a uniform random k-subset.
-	idx := make([]int, n)
+	idx := makeBig[int](n, n)
 	for i := range idx {
 		idx[i] = i
 	}
@@ -33,7 +33,7 @@ func (s *Sample) Split(holdout float64, seed uint64) (train, test *Sample) {
 		j := i + rng.IntN(n-i)
 		idx[i], idx[j] = idx[j], idx[i]
 	}
-	held := make([]bool, n)
+	held := makeBig[bool](n, n)
 	for _, i := range idx[:k] {
 		held[i] = true
 	}
@@ -49,15 +49,15 @@ func (s *Sample) part(held []bool, want bool) *Sample {
 			m++
 		}
 	}
-	out.Times = make([]float64, 0, m)
+	out.Times = makeBig[float64](0, m)
 	if s.Censored != nil {
-		out.Censored = make([]bool, 0, m)
+		out.Censored = makeBig[bool](0, m)
 	}
 	if s.Weights != nil {
-		out.Weights = make([]float64, 0, m)
+		out.Weights = makeBig[float64](0, m)
 	}
 	if s.Segment != nil {
-		out.Segment = make([]int32, 0, m)
+		out.Segment = makeBig[int32](0, m)
 	}
 	for i, h := range held {
 		if h != want {

@@ -1,13 +1,14 @@
 // Command ingestread times fit.Read (and fit.Estimate) on one input, for
 // bench/ingest.sh when the pollfit binary is not available.
 //
-//	go run ./bench/ingestread [-estimate] [-column settle_s] FILE...
+//	go run ./bench/ingestread [-estimate] [-column settle_s] [-cpuprofile F] FILE...
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/pollfit/pollfit/fit"
@@ -16,7 +17,19 @@ import (
 func main() {
 	column := flag.String("column", "settle_s", "duration column")
 	estimate := flag.Bool("estimate", false, "also run fit.Estimate")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file (go tool pprof)")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "ingestread:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	t0 := time.Now()
 	s, rep, err := fit.Read(flag.Args(), fit.ReadOptions{Column: *column, Progress: fit.TerminalProgress(os.Stderr)})
 	if err != nil {

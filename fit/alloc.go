@@ -3,6 +3,7 @@ package fit
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -22,19 +23,38 @@ func makeBig[E any](n, c int) []E {
 	return s
 }
 
-// parallelChunks calls f(lo, hi) on GOMAXPROCS contiguous chunks of
-// [0, n) at once, for element-wise loops over the whole sample (10⁷ logs
-// take 0.3 s on one core). Small n runs in the caller's goroutine.
-func parallelChunks(n int, f func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if n < 1<<16 || workers < 2 {
-		f(0, n)
-		return
+// itemChunk is the number of items per parallelChunks chunk. It is
+// fixed, not derived from the core count, so that sums reduced chunk by
+// chunk come out the same on every machine.
+const itemChunk = 1 << 20
+
+// parallelChunks calls f(k, lo, hi) for the chunks k = 0, 1, … of
+// [0, n) of itemChunk items, on GOMAXPROCS goroutines, and returns the
+// number of chunks. Element-wise loops over the whole sample (10⁷ logs
+// take 0.1 s on one core) use it; a sum is kept per chunk and the chunks'
+// sums added in order, so results do not depend on the schedule.
+func parallelChunks(n int, f func(k, lo, hi int)) int {
+	chunks := (n + itemChunk - 1) / itemChunk
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	if workers < 2 {
+		for k := range chunks {
+			f(k, k*itemChunk, min(n, (k+1)*itemChunk))
+		}
+		return chunks
 	}
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	size := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += size {
-		wg.Go(func() { f(lo, min(lo+size, n)) })
+	for range workers {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= chunks {
+					return
+				}
+				f(k, k*itemChunk, min(n, (k+1)*itemChunk))
+			}
+		})
 	}
 	wg.Wait()
+	return chunks
 }

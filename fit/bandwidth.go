@@ -313,6 +313,19 @@ func (s wsample) pairCounts(nb int) sjCounts {
 
 // minMax returns the smallest and largest of x.
 func minMax(x []float64) (lo, hi float64) {
+	if len(x) >= 2*itemChunk {
+		// On all cores: the extremes of the chunks' extremes are exact.
+		parts := make([][2]float64, (len(x)+itemChunk-1)/itemChunk)
+		parallelChunks(len(x), func(k, a, b int) {
+			l, h := minMax(x[a:b])
+			parts[k] = [2]float64{l, h}
+		})
+		lo, hi = math.Inf(1), math.Inf(-1)
+		for _, p := range parts {
+			lo, hi = min(lo, p[0]), max(hi, p[1])
+		}
+		return lo, hi
+	}
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, v := range x {
 		// Plain comparisons: math.Min's NaN and ±0 handling costs 3× here,

@@ -269,7 +269,7 @@ func (d *Density) smooth(t, m []float64, opt Options) error {
 	// run of items, so the result is deterministic.
 	y := makeBig[float64](n, n)
 	delta := d.Resolution
-	parallelChunks(n, func(lo, hi int) {
+	parallelChunks(n, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v := t[i]
 			if delta > 0 {

@@ -13,6 +13,25 @@ import (
 // C_BinDist). Points outside [lo, hi] are dropped. With mirror the points
 // are binned at −x (reflection at 0).
 func binLinear(dst, x, w []float64, mass, lo, hi float64, mirror bool) {
+	if len(x) >= 2*itemChunk {
+		// On all cores: each chunk into its own bins, added in chunk
+		// order so the sums do not depend on the schedule.
+		parts := make([][]float64, (len(x)+itemChunk-1)/itemChunk)
+		parallelChunks(len(x), func(k, a, b int) {
+			var wk []float64
+			if w != nil {
+				wk = w[a:b]
+			}
+			parts[k] = make([]float64, len(dst))
+			binLinear(parts[k], x[a:b], wk, mass, lo, hi, mirror)
+		})
+		for _, p := range parts {
+			for j, v := range p {
+				dst[j] += v
+			}
+		}
+		return
+	}
 	m := len(dst)
 	dx := (hi - lo) / float64(m-1)
 	for i, v := range x {

@@ -39,6 +39,11 @@ const SpikeMinRatio = 3.0
 // spikeCells are the cell widths in ln t; the widest is about 4 % of t.
 var spikeCellWidths = []float64{0.01, 0.02, 0.04}
 
+// spikeScreen is the sample size above which the cells are tested on a
+// subsample: the cell counts decide the spike's share of its cell's items,
+// so it is larger than the atom screen, which only finds candidates.
+const spikeScreen = 1 << 18
+
 // spikeMinCell is the least cell width, in data resolutions, tested.
 const spikeMinCell = 10
 
@@ -64,10 +69,10 @@ func findSpikes(t, m, k []float64, delta float64) ([]Atom, []float64) {
 		return nil, m
 	}
 	st, sm, sk := t, m, k
-	if n > atomScreen {
-		st, sm, sk = make([]float64, atomScreen), make([]float64, atomScreen), make([]float64, atomScreen)
-		step := float64(n) / atomScreen
-		for j := range atomScreen {
+	if n > spikeScreen {
+		st, sm, sk = make([]float64, spikeScreen), make([]float64, spikeScreen), make([]float64, spikeScreen)
+		step := float64(n) / spikeScreen
+		for j := range spikeScreen {
 			i := int(float64(j) * step)
 			st[j], sm[j], sk[j] = t[i], massOf(m, i, n)*step, 1
 			if k != nil {
@@ -79,24 +84,42 @@ func findSpikes(t, m, k []float64, delta float64) ([]Atom, []float64) {
 	if len(cells) == 0 {
 		return nil, m
 	}
-	out := makeBig[float64](n, n)
-	for i := range t {
-		out[i] = massOf(m, i, n)
+	// Each item gives the spike whose cell holds it its share, in
+	// parallel; the masses are summed per chunk, then in chunk order.
+	lo, hi := make([]float64, len(cells)), make([]float64, len(cells))
+	for k, c := range cells {
+		lo[k], hi[k] = math.Exp(c.lo), math.Exp(c.hi)
 	}
-	var spikes []Atom
-	for _, c := range cells {
-		lo, hi := math.Exp(c.lo), math.Exp(c.hi)
-		mass := 0.0
-		for i, v := range t {
-			if v >= lo && v < hi {
-				mass += out[i] * c.share
-				out[i] *= 1 - c.share
+	out := makeBig[float64](n, n)
+	part := make([][]float64, (n+itemChunk-1)/itemChunk)
+	unit := 1 / float64(n)
+	parallelChunks(n, func(ch, a, b int) {
+		sum := make([]float64, len(cells))
+		for i := a; i < b; i++ {
+			w, v := unit, t[i]
+			if m != nil {
+				w = m[i]
 			}
+			for k, c := range cells {
+				if v >= lo[k] && v < hi[k] {
+					sum[k] += w * c.share
+					w *= 1 - c.share
+				}
+			}
+			out[i] = w
+		}
+		part[ch] = sum
+	})
+	var spikes []Atom
+	for k := range cells {
+		mass := 0.0
+		for _, sum := range part {
+			mass += sum[k]
 		}
 		// The extent from the (screened) sample's items in the cell.
 		var in []float64
 		for _, v := range st {
-			if v >= lo && v < hi {
+			if v >= lo[k] && v < hi[k] {
 				in = append(in, v)
 			}
 		}

@@ -28,7 +28,7 @@ func spikeMixture(seed uint64, n int, w, dl, mean float64, bulk interface{ Rand(
 // spike's own 5 %–95 % range (for dl + Exp(0.3): dl + 0.015 to dl + 0.90,
 // widened by the background the cell holds).
 func TestSpikes(t *testing.T) {
-	for _, n := range []int{20000, 400000} { // 400000 takes the subsample screen (> 2¹⁸)
+	for _, n := range []int{20000, 400000} { // 400000 takes the subsample screens (> 2¹⁸)
 		x := spikeMixture(11, n, 0.1, 30, 0.3, distuv.LogNormal{Mu: 2.5, Sigma: 1, Src: pcg(12)})
 		// Binomial sd of a 0.1 share: 0.0021 at n = 20000; the cell's
 		// background (≈ 0.9 × lognormal density at 30 s × 1 s ≈ 0.01) is

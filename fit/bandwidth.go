@@ -45,10 +45,13 @@ var ErrBandwidth = errors.New("bandwidth")
 type wsample struct {
 	x []float64
 	w []float64
+	// neff, when > 0, is the effective sample size of the items behind a
+	// pre-binned sample (preBin), whose weights are cell masses.
+	neff float64
 }
 
 // total returns Σw and the effective sample size (Σw)²/Σw² (Kish 1965),
-// which is n when w is nil.
+// which is n when w is nil (or s.neff when set).
 func (s wsample) total() (sum, neff float64) {
 	if s.w == nil {
 		return float64(len(s.x)), float64(len(s.x))
@@ -57,6 +60,9 @@ func (s wsample) total() (sum, neff float64) {
 	for _, w := range s.w {
 		sum += w
 		s2 += w * w
+	}
+	if s.neff > 0 {
+		return sum, s.neff
 	}
 	if s2 == 0 {
 		return 0, 0
@@ -87,6 +93,9 @@ func (s wsample) sd() float64 {
 	mean /= wsum
 	for i, v := range s.x {
 		sum += s.w[i] * sq(v-mean)
+	}
+	if s.neff > 0 {
+		w2 = wsum * wsum / s.neff // Σw² of the items, not of the cells
 	}
 	return math.Sqrt(sum / (wsum - w2/wsum))
 }

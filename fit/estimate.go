@@ -261,39 +261,14 @@ func (d *Density) smooth(t, m []float64, opt Options) error {
 			t, m, n = t2, m2, len(t2)
 		}
 	}
-	// De-rounding: a time recorded as t at resolution δ lies somewhere in
-	// [t − δ/2, t + δ/2]. Spreading each item over its cell before
-	// smoothing keeps the bandwidth rules from fitting the rounding grid
-	// (ties make SJ and ISJ collapse to spikes at whole seconds). The
-	// offsets are the Weyl sequence frac(i·φ) − ½, evenly spread over any
-	// run of items, so the result is deterministic.
-	y := makeBig[float64](n, n)
-	delta := d.Resolution
-	parallelChunks(n, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			v := t[i]
-			if delta > 0 {
-				// max(v + δ(weyl(i) − ½), min(v, δ)/2), written out: the
-				// math package's NaN-aware Max and Min doubled the cost
-				// of this loop over 10⁷ items, and times are finite ≥ 0.
-				floor := min(v, delta) / 2
-				v += delta * (weyl(i) - 0.5)
-				if v < floor {
-					v = floor
-				}
-			}
-			if logDom {
-				v = math.Log(v)
-			}
-			y[i] = v
-		}
-	})
-	ws := wsample{x: y, w: m}
 	if n < 2 {
 		return fmt.Errorf("%w: need at least 2 settled times > 0 to smooth", ErrBandwidth)
 	}
+	delta := d.Resolution
 
-	// Atoms, judged at the data's resolution (atoms.go).
+	// Atoms, judged at the data's resolution (atoms.go), and spikes
+	// (spikes.go).
+	var spikes *spikeSet
 	if opt.Atoms == "auto" {
 		floor := 0.0
 		if logDom {
@@ -309,23 +284,43 @@ func (d *Density) smooth(t, m []float64, opt Options) error {
 				k[i] = m2[i] / massOf(m, i, n)
 			}
 		}
-		spikes, m3 := findSpikes(t, m2, k, d.Resolution)
-		d.Atoms = append(append(d.Atoms, atoms...), spikes...)
-		if len(atoms)+len(spikes) > 0 {
-			m = m3
-			ws.w = m
+		d.Atoms = append(d.Atoms, atoms...)
+		m = m2
+		spikes = findSpikes(t, m, k, d.Resolution)
+	}
+
+	// The transformed times y with masses ws.w, item by item or pre-binned
+	// (prebin.go), and the mass left for the smooth part.
+	var ws wsample
+	var contMass float64
+	if n > preBinAbove && opt.Method != "histogram" {
+		ws, contMass = preBin(t, m, delta, logDom, spikes)
+	} else {
+		if spikes != nil {
+			m = spikes.apply(t, m)
 		}
+		y := makeBig[float64](n, n)
+		parallelChunks(n, func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				y[i] = deround(t[i], delta, i)
+				if logDom {
+					y[i] = math.Log(y[i])
+				}
+			}
+		})
+		ws = wsample{x: y, w: m}
+		contMass = 1
+		if m != nil {
+			contMass = 0
+			for _, v := range m {
+				contMass += v
+			}
+		}
+	}
+	if spikes != nil {
+		d.Atoms = append(d.Atoms, spikes.atoms...)
 	}
 	slices.SortFunc(d.Atoms, func(a, b Atom) int { return cmp.Compare(a.T, b.T) })
-
-	contMass := 0.0
-	if m == nil {
-		contMass = 1
-	} else {
-		for _, v := range m {
-			contMass += v
-		}
-	}
 
 	if opt.Method == "histogram" {
 		return d.histogram(t, m, contMass, opt)
@@ -353,7 +348,7 @@ func (d *Density) smooth(t, m []float64, opt Options) error {
 		d.BandwidthRule = "fixed"
 	}
 
-	ylo, yhi := minMax(y)
+	ylo, yhi := minMax(ws.x)
 	var top float64
 	switch {
 	case logDom:
@@ -373,10 +368,10 @@ func (d *Density) smooth(t, m []float64, opt Options) error {
 		d.warn("bandwidth %.3g is small against the range: the FFT grid step is %.3g; try --domain log", h, dx)
 	}
 	mass := 0.0
-	if m == nil {
+	if ws.w == nil {
 		mass = 1 / float64(n)
 	}
-	g := gaussKDE(y, m, mass, h, lo, hi, size, opt.Domain == DomainReflect)
+	g := gaussKDE(ws.x, ws.w, mass, h, lo, hi, size, opt.Domain == DomainReflect)
 
 	switch opt.Domain {
 	case DomainLog:

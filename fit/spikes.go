@@ -55,18 +55,71 @@ type spikeCell struct {
 	p      float64 // P(Poisson(μ) ≥ c)
 }
 
+// spikeSet is the spikes found and the cells of t whose items they take
+// a share of.
+type spikeSet struct {
+	atoms  []Atom    // Width and T set; Mass set by take's callers
+	lo, hi []float64 // cell bounds, seconds, [lo, hi)
+	share  []float64 // share of each item in the cell that is the spike's
+}
+
+// take returns what is left of mass w of an item at v once the spikes
+// have their share, and adds each spike's share to sum[k].
+func (s *spikeSet) take(v, w float64, sum []float64) float64 {
+	for k := range s.lo {
+		if v >= s.lo[k] && v < s.hi[k] {
+			sum[k] += w * s.share[k]
+			w *= 1 - s.share[k]
+		}
+	}
+	return w
+}
+
+// apply returns the masses of items t (m nil: 1/len(t) each) with the
+// spikes' shares taken out, on all cores, and sets the spikes' masses;
+// the masses are summed per chunk, then in chunk order.
+func (s *spikeSet) apply(t, m []float64) []float64 {
+	n := len(t)
+	out := makeBig[float64](n, n)
+	part := make([][]float64, (n+itemChunk-1)/itemChunk)
+	unit := 1 / float64(n)
+	parallelChunks(n, func(ch, a, b int) {
+		sum := make([]float64, len(s.atoms))
+		for i := a; i < b; i++ {
+			w := unit
+			if m != nil {
+				w = m[i]
+			}
+			out[i] = s.take(t[i], w, sum)
+		}
+		part[ch] = sum
+	})
+	s.setMasses(part)
+	return out
+}
+
+// setMasses sets each spike's mass to the sum of the chunks' shares.
+func (s *spikeSet) setMasses(part [][]float64) {
+	for k := range s.atoms {
+		s.atoms[k].Mass = 0
+		for _, sum := range part {
+			s.atoms[k].Mass += sum[k]
+		}
+	}
+}
+
 // findSpikes applies the spike rule to settled items t with masses m (nil:
 // 1/len(t) each) and count weights k (nil: 1 each; an item partly taken by
 // an exact atom counts for the share left in the smooth part), at data
 // resolution delta. Items at t ≤ 0 are never in a spike. For n > 2¹⁸ the
 // cells are tested on an evenly strided subsample of 2¹⁸ items (the
-// masses scaled to the whole), and the spikes found take their share of
-// every item; their extent comes from the subsample. It returns the spikes and the masses with their share
-// removed (m itself when there are none).
-func findSpikes(t, m, k []float64, delta float64) ([]Atom, []float64) {
+// masses scaled to the whole); the spikes' extents come from the
+// subsample too. It returns nil when there are no spikes; the spikes'
+// masses are set when their share is taken (spikeSet.apply, preBin).
+func findSpikes(t, m, k []float64, delta float64) *spikeSet {
 	n := len(t)
 	if n < AtomMinCount {
-		return nil, m
+		return nil
 	}
 	st, sm, sk := t, m, k
 	if n > spikeScreen {
@@ -80,46 +133,12 @@ func findSpikes(t, m, k []float64, delta float64) ([]Atom, []float64) {
 			}
 		}
 	}
-	cells := flagSpikeCells(st, sm, sk, delta)
-	if len(cells) == 0 {
-		return nil, m
-	}
-	// Each item gives the spike whose cell holds it its share, in
-	// parallel; the masses are summed per chunk, then in chunk order.
-	lo, hi := make([]float64, len(cells)), make([]float64, len(cells))
-	for k, c := range cells {
-		lo[k], hi[k] = math.Exp(c.lo), math.Exp(c.hi)
-	}
-	out := makeBig[float64](n, n)
-	part := make([][]float64, (n+itemChunk-1)/itemChunk)
-	unit := 1 / float64(n)
-	parallelChunks(n, func(ch, a, b int) {
-		sum := make([]float64, len(cells))
-		for i := a; i < b; i++ {
-			w, v := unit, t[i]
-			if m != nil {
-				w = m[i]
-			}
-			for k, c := range cells {
-				if v >= lo[k] && v < hi[k] {
-					sum[k] += w * c.share
-					w *= 1 - c.share
-				}
-			}
-			out[i] = w
-		}
-		part[ch] = sum
-	})
-	var spikes []Atom
-	for k := range cells {
-		mass := 0.0
-		for _, sum := range part {
-			mass += sum[k]
-		}
-		// The extent from the (screened) sample's items in the cell.
+	s := &spikeSet{}
+	for _, c := range flagSpikeCells(st, sm, sk, delta) {
+		lo, hi := math.Exp(c.lo), math.Exp(c.hi)
 		var in []float64
 		for _, v := range st {
-			if v >= lo[k] && v < hi[k] {
+			if v >= lo && v < hi {
 				in = append(in, v)
 			}
 		}
@@ -128,9 +147,13 @@ func findSpikes(t, m, k []float64, delta float64) ([]Atom, []float64) {
 		}
 		slices.Sort(in)
 		from, to := in[int(0.05*float64(len(in)-1))], in[int(math.Ceil(0.95*float64(len(in)-1)))]
-		spikes = append(spikes, Atom{T: to, Mass: mass, Width: to - from})
+		s.atoms = append(s.atoms, Atom{T: to, Width: to - from})
+		s.lo, s.hi, s.share = append(s.lo, lo), append(s.hi, hi), append(s.share, c.share)
 	}
-	return spikes, out
+	if len(s.atoms) == 0 {
+		return nil
+	}
+	return s
 }
 
 // flagSpikeCells returns the cells of ln t that pass the spike rule, none

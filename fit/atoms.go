@@ -62,6 +62,7 @@ func resolution(t []float64) float64 {
 	// Test on at most 100 000 evenly spread items: the answer only
 	// decides cell widths.
 	step := max(1, len(t)/100_000)
+	tested := (len(t) + step - 1) / step
 	for _, d := range cands {
 		var pos, bad int
 		for i := 0; i < len(t); i += step {
@@ -73,6 +74,9 @@ func resolution(t []float64) float64 {
 			q := v / d
 			if math.Abs(q-math.Round(q)) > 1e-6+1e-12*q {
 				bad++
+				if float64(bad) > 0.01*float64(tested) {
+					break // more than 1 % of all tested: δ fails
+				}
 			}
 		}
 		if pos > 0 && float64(bad) <= 0.01*float64(pos) {

@@ -2,6 +2,7 @@ package fit
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -319,5 +321,58 @@ func TestReadParquetPlain(t *testing.T) {
 	_, _, err = Read([]string{path}, ReadOptions{Column: "opt"})
 	if want := path + `: row group 1, row 2, column "opt": empty value`; err == nil || err.Error() != want {
 		t.Errorf("opt: err = %v, want %s", err, want)
+	}
+}
+
+// writeDurationParquet writes an Arrow duration[ms] column as Parquet
+// does (INT64) with the ARROW:schema metadata that restores the duration
+// type on reading, as pyarrow writes it (pqarrow cannot write durations
+// itself).
+func writeDurationParquet(t *testing.T, path string, ms []int64) {
+	t.Helper()
+	mem := memory.DefaultAllocator
+	b := array.NewInt64Builder(mem)
+	b.AppendValues(ms, nil)
+	stored := arrow.NewSchema([]arrow.Field{{Name: "wait", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	rec := array.NewRecordBatch(stored, []arrow.Array{b.NewArray()}, int64(len(ms)))
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw, err := pqarrow.NewFileWriter(stored, f, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	want := arrow.NewSchema([]arrow.Field{{Name: "wait", Type: &arrow.DurationType{Unit: arrow.Millisecond}}}, nil)
+	if err := fw.AppendKeyValueMetadata("ARROW:schema", base64.StdEncoding.EncodeToString(flight.SerializeSchema(want, mem))); err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReadParquetDuration: an Arrow duration column is read in its unit
+// (milliseconds here: 1500 ms is 1.5 s), whatever --unit says, and a
+// negative duration is an error naming its row.
+func TestReadParquetDuration(t *testing.T) {
+	dir := t.TempDir()
+	ok := filepath.Join(dir, "dur.parquet")
+	writeDurationParquet(t, ok, []int64{1500, 2000, 250, 60000})
+	s, rep, err := Read([]string{ok}, ReadOptions{Column: "wait", Unit: Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{1.5, 2, 0.25, 60}; !slices.Equal(s.Times, want) || rep.Used != 4 {
+		t.Errorf("times %v (used %d), want %v", s.Times, rep.Used, want)
+	}
+	bad := filepath.Join(dir, "neg.parquet")
+	writeDurationParquet(t, bad, []int64{1500, -2000})
+	_, _, err = Read([]string{bad}, ReadOptions{Column: "wait"})
+	if want := bad + `: row group 0, row 2, column "wait": negative duration: -2s`; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
 	}
 }

@@ -33,6 +33,22 @@ type pqFile struct {
 	// plain is set when the duration column alone is read and holds
 	// plain signed integers or floats: readPlain can decode it.
 	plain bool
+	// durNs is the unit in nanoseconds of each role's Arrow duration
+	// column, 0 for other types (see readAsInt64).
+	durNs [nRoles]int64
+}
+
+// readAsInt64 makes fr read Arrow duration columns as the INT64 values
+// they are stored as: arrow-go's pqarrow restores the duration type from
+// the ARROW:schema metadata (pandas timedeltas written by pyarrow) but
+// cannot read it ("no support for reading columns of type: duration").
+// The reader applies the unit itself (pqFile.durNs).
+func readAsInt64(fr *pqarrow.FileReader) {
+	for i := range fr.Manifest.Fields {
+		if f := fr.Manifest.Fields[i].Field; f.Type.ID() == arrow.DURATION {
+			f.Type = arrow.PrimitiveTypes.Int64
+		}
+	}
 }
 
 // pqUnit is one row group of one file: the unit of parallel work.
@@ -188,6 +204,9 @@ func openParquetLayout(in input, p *plan) (f *pqFile, err error) {
 		if err := checkType(p, role(r), sf.Field.Type); err != nil {
 			return nil, &ParseError{File: in.path, RowGroup: -1, Column: name, Err: err}
 		}
+		if d, ok := sf.Field.Type.(*arrow.DurationType); ok {
+			f.durNs[r] = int64(d.Unit.Multiplier())
+		}
 		f.leaf[r] = sf.ColIndex
 	}
 	f.plain = !p.opt.Binned && f.leaf[roleDur] >= 0
@@ -198,7 +217,7 @@ func openParquetLayout(in input, p *plan) (f *pqFile, err error) {
 	}
 	if f.plain {
 		switch fr.Manifest.Fields[slices.Index(names, p.names[roleDur])].Field.Type.ID() {
-		case arrow.FLOAT64, arrow.FLOAT32, arrow.INT64, arrow.INT32:
+		case arrow.FLOAT64, arrow.FLOAT32, arrow.INT64, arrow.INT32, arrow.DURATION:
 		default:
 			f.plain = false
 		}
@@ -268,6 +287,7 @@ func checkType(p *plan, r role, t arrow.DataType) error {
 // pqReader reads row groups, keeping the last file open.
 type pqReader struct {
 	path  string
+	durNs [nRoles]int64 // the open file's pqFile.durNs
 	rdr   *file.Reader
 	fr    *pqarrow.FileReader
 	cells [nRoles]cell
@@ -303,7 +323,8 @@ func (r *pqReader) open(f *pqFile) error {
 		rdr.Close()
 		return &ParseError{File: f.in.path, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
 	}
-	r.path, r.rdr, r.fr = f.in.path, rdr, fr
+	readAsInt64(fr)
+	r.path, r.rdr, r.fr, r.durNs = f.in.path, rdr, fr, f.durNs
 	return nil
 }
 
@@ -364,10 +385,14 @@ func (r *pqReader) readPlain(f *pqFile, rg int, p *plan, b *batch) (ok bool, err
 		}
 	case *file.Int64ColumnChunkReader:
 		buf := make([]int64, pqBatchRows)
+		ns := f.durNs[roleDur]
 		read = func(into []float64) (int64, int, error) {
 			rows, vals, err := cr.ReadBatch(int64(len(into)), buf, defs, nil)
 			for i, v := range buf[:vals] {
 				into[i] = float64(v)
+				if ns > 0 { // an Arrow duration: seconds as the general path makes them
+					into[i] = float64(v*ns) / 1e9
+				}
 			}
 			return rows, vals, err
 		}
@@ -398,6 +423,9 @@ func (r *pqReader) readPlain(f *pqFile, rg int, p *plan, b *batch) (ok bool, err
 	}
 	// The general path's checks (checkSeconds), over the whole row group.
 	u := p.unitSec
+	if f.durNs[roleDur] > 0 {
+		u = 1 // an Arrow duration, in seconds already
+	}
 	for i, v := range dst {
 		v *= u
 		if !(v >= 0) || math.IsInf(v, 1) {
@@ -526,6 +554,9 @@ func (r *pqReader) getter(ro role, a arrow.Array) func(i int, c *cell) {
 		return num(func(i int) float64 { return float64(v[i]) })
 	case *array.Int64:
 		v := a.Int64Values()
+		if mult := r.durNs[ro]; mult > 0 { // an Arrow duration (readAsInt64)
+			return wrap(func(i int, c *cell) { *c = cell{kind: cellNanos, ns: v[i] * mult} })
+		}
 		return integer(func(i int) int64 { return v[i] })
 	case *array.Int32:
 		v := a.Int32Values()

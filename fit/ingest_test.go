@@ -213,6 +213,8 @@ func TestParseTimestamp(t *testing.T) {
 		{"1969-12-31T23:59:59.5Z", "1969-12-31T23:59:59.5Z"},
 		{"2000-03-01T00:00:00+01", "2000-03-01T00:00:00+01:00"},
 		{"2025-03-01 00:00:04 UTC", "2025-03-01T00:00:04Z"},
+		// Digits past nanoseconds are dropped (found by FuzzParseTimestamp).
+		{"2000-01-01T00:00:00,1234567891234Z", "2000-01-01T00:00:00.123456789Z"},
 	}
 	for _, tt := range tests {
 		got, err := parseTimestamp([]byte(tt.in))
@@ -221,7 +223,7 @@ func TestParseTimestamp(t *testing.T) {
 			t.Errorf("parseTimestamp(%q) = %d, %v, want %d", tt.in, got, err, ref.UnixNano())
 		}
 	}
-	for _, bad := range []string{"", "2025-02-29T00:00:00Z", "2025-13-01T00:00:00Z", "2025-03-01T24:00:00Z", "2025-03-01T00:00:60Z", "2025-03-01", "2025-03-01T00:00:00.Z", "2025-03-01T00:00:00+5", "1700000000"} {
+	for _, bad := range []string{"", "2025-02-29T00:00:00Z", "2025-13-01T00:00:00Z", "2025-03-01T24:00:00Z", "2025-03-01T00:00:60Z", "2025-03-01", "2025-03-01T00:00:00.Z", "2025-03-01T00:00:00+5", "1700000000", "2025-03-01T00:00:00+00:60", "2025-03-01T0:00:00Z"} {
 		if _, err := parseTimestamp([]byte(bad)); !errors.Is(err, ErrBadTimestamp) {
 			t.Errorf("parseTimestamp(%q) error = %v, want ErrBadTimestamp", bad, err)
 		}

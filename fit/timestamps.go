@@ -9,8 +9,8 @@ import (
 // parseTimestamp parses an RFC 3339 timestamp to Unix nanoseconds without
 // allocating. Besides strict RFC 3339 (2006-01-02T15:04:05.999999999Z07:00)
 // it accepts what database exports write: ' ' instead of 'T', no zone
-// (read as UTC), a zone of ±hh, ±hhmm or " UTC", and 1 to 9 fractional
-// digits. Leap seconds (:60) are rejected, as time.Parse does.
+// (read as UTC), a zone of ±hh, ±hhmm or " UTC", and any number of
+// fractional digits (those past nanoseconds dropped). Leap seconds (:60) are rejected, as time.Parse does.
 func parseTimestamp(b []byte) (int64, error) {
 	ns, ok := parseTimestampOK(b)
 	if !ok {
@@ -47,11 +47,14 @@ func parseTimestampOK(b []byte) (int64, bool) {
 		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
 			n++
 		}
-		if n == 1 || n > 10 {
+		if n == 1 {
 			return 0, false
 		}
-		f, _ := digits(rest[1:n])
-		frac = int64(f) * int64(math.Pow10(10-n))
+		// RFC 3339 allows any number of digits; past nanoseconds they
+		// are dropped, as time.Parse drops them.
+		k := min(n, 10)
+		f, _ := digits(rest[1:k])
+		frac = int64(f) * int64(math.Pow10(10-k))
 		rest = rest[n:]
 	}
 	var offset int64 // seconds east of UTC

@@ -1,0 +1,120 @@
+package fit
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzParseSimpleDecimal: whatever the fast decimal parser accepts, it
+// parses to exactly the float strconv gives.
+func FuzzParseSimpleDecimal(f *testing.F) {
+	for _, s := range []string{"0", "1.5", "61.163", "3600.001", "0.1", "999999999999999", "12345678.9012345", ".5", "5.", "1e3", "-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, ok := parseSimpleDecimal([]byte(s))
+		if !ok {
+			return
+		}
+		ref, err := strconv.ParseFloat(s, 64)
+		if err != nil || ref != v {
+			t.Fatalf("parseSimpleDecimal(%q) = %v, strconv: %v, %v", s, v, ref, err)
+		}
+	})
+}
+
+// FuzzParseTimestamp: every RFC 3339 timestamp time.Parse accepts
+// (years 1678–2261, where Unix nanoseconds fit in an int64) parses to the
+// same instant, and no input panics.
+func FuzzParseTimestamp(f *testing.F) {
+	for _, s := range []string{"2025-03-01T00:00:28.538Z", "2025-03-01 00:00:28", "2025-03-01T09:42:09.526+05:30", "2024-02-29T23:59:59.999999999-01:00",
+		"2025-03-01T00:00:60Z", "2025-13-01T00:00:00Z", "1970-01-01T00:00:00Z", "2025-03-01T00:00:00 UTC", "9999-12-31T23:59:59Z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := parseTimestampOK([]byte(s))
+		ref, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil || ref.Year() < 1678 || ref.Year() > 2261 {
+			return
+		}
+		// time.Parse also takes one-digit hours ("T0:00:00Z"), which
+		// RFC 3339 does not: compare only the two-digit form.
+		if len(s) < 19 || strings.ToUpper(s[:19]) != ref.Format("2006-01-02T15:04:05") {
+			return
+		}
+		// It also takes zone offsets of 24 hours or 60 minutes and more
+		// ("+00:60"), which RFC 3339 does not.
+		if _, off := ref.Zone(); off <= -24*3600 || off >= 24*3600 || (len(s) >= 6 && s[len(s)-3] == ':' && s[len(s)-2] >= '6') {
+			return
+		}
+		if !ok || got != ref.UnixNano() {
+			t.Fatalf("parseTimestamp(%q) = %d, %v; time.Parse: %d", s, got, ok, ref.UnixNano())
+		}
+	})
+}
+
+// FuzzParseEpoch: no input panics, and whole numbers of up to 15 digits
+// are exact.
+func FuzzParseEpoch(f *testing.F) {
+	for _, s := range []string{"1740787228", "1740787228538", "-1", "1.5", "1e300", "NaN", "", "-"} {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, ms bool) {
+		unit := int64(1e9)
+		if ms {
+			unit = 1e6
+		}
+		got, err := parseEpoch([]byte(s), unit)
+		if n, perr := strconv.ParseInt(s, 10, 64); perr == nil && len(s) <= 15 && s[0] != '+' {
+			if err != nil || got != n*unit {
+				t.Fatalf("parseEpoch(%q) = %d, %v; want %d", s, got, err, n*unit)
+			}
+		}
+	})
+}
+
+// FuzzReadParquet: a damaged Parquet file (any bytes, seeded from valid
+// files) gives a sample or an error, never a panic, and the report adds up.
+func FuzzReadParquet(f *testing.F) {
+	dir := f.TempDir()
+	path := filepath.Join(dir, "seed.parquet")
+	writeParquet(f, path, 2, []string{"settle_s", "status"}, map[string]any{
+		"settle_s": []float64{1.5, 2, 0.25, 4},
+		"status":   []string{"succeeded", "failed", "succeeded", "pending"},
+	})
+	seed, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed, true)
+	f.Add(seed[:len(seed)/2], false)
+	f.Add([]byte("PAR1"), false)
+	f.Fuzz(func(t *testing.T, data []byte, status bool) {
+		p := filepath.Join(t.TempDir(), "f.parquet")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		opt := ReadOptions{Column: "settle_s", DropInvalid: true}
+		if status {
+			opt.Status, opt.Pending = "status", []string{"pending"}
+		}
+		s, rep, err := Read([]string{p}, opt)
+		if err != nil {
+			if s != nil {
+				t.Fatalf("sample and error both returned: %v", err)
+			}
+			return
+		}
+		if rep.Read != rep.Used+rep.Excluded+rep.DroppedTotal() || len(s.Times) != rep.Used {
+			t.Fatalf("report does not add up: %+v, %d times", rep, len(s.Times))
+		}
+		if !bytes.HasPrefix(data, []byte("PAR1")) {
+			t.Fatalf("read a file without the Parquet magic")
+		}
+	})
+}

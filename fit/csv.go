@@ -3,6 +3,7 @@ package fit
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -101,7 +102,9 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 			return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: gzip: %v", ErrCorrupt, err)}
 		}
 		defer gz.Close()
-		src, gzipped = gz, true
+		src, gzipped = gzipSource{gz}, true
+	} else if strings.HasSuffix(strings.ToLower(name), ".gz") {
+		return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: named .gz but not gzip data", ErrCorrupt)}
 	}
 	f := &csvFile{p: p, name: name, delim: ','}
 	if p.opt.Delimiter != 0 {
@@ -165,8 +168,23 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 	return f.parse(src, rest, eof, headerLines, m)
 }
 
+// gzipSource tells a gzip stream cut short (a truncated .csv.gz) from
+// the end of a block: io.ReadFull reports both as io.ErrUnexpectedEOF.
+type gzipSource struct{ r *gzip.Reader }
+
+// errGzipTruncated is a gzip stream that ends before its trailer.
+var errGzipTruncated = errors.New("gzip data ends early: the file is truncated")
+
+func (g gzipSource) Read(b []byte) (int, error) {
+	n, err := g.r.Read(b)
+	if err == io.ErrUnexpectedEOF {
+		err = errGzipTruncated
+	}
+	return n, err
+}
+
 func readError(name string, err error) error {
-	if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) {
+	if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, errGzipTruncated) || errors.As(err, new(flate.CorruptInputError)) {
 		return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
 	}
 	return fmt.Errorf("%s: %w", name, err)

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"compress/gzip"
 	"bytes"
 	stdcmp "cmp"
 	"errors"
@@ -534,4 +535,39 @@ func ExampleReadCSV() {
 	// 60 s censored=false
 	// 900 s censored=true
 	// read 3 rows: used 3 (censored 1), excluded 0, dropped 0
+}
+
+// TestReadTruncatedGzip: a .csv.gz cut anywhere is an error, never a
+// shorter sample (io.ReadFull reports a short gzip stream and the end of a
+// block alike; gzipSource tells them apart), with or without DropInvalid;
+// and a file named .gz that is not gzip data says so.
+func TestReadTruncatedGzip(t *testing.T) {
+	var csvData bytes.Buffer
+	csvData.WriteString("settle_s\n")
+	for i := range 200000 {
+		fmt.Fprintf(&csvData, "%d.%03d\n", i%100, i%1000)
+	}
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write(csvData.Bytes())
+	w.Close()
+	dir := t.TempDir()
+	whole := gz.Bytes()
+	for _, cut := range []int{len(whole) / 7, len(whole) / 2, len(whole) - 9, len(whole) - 1} {
+		for _, drop := range []bool{false, true} {
+			p := filepath.Join(dir, fmt.Sprintf("cut%d.csv.gz", cut))
+			if err := os.WriteFile(p, whole[:cut], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, rep, err := Read([]string{p}, ReadOptions{Column: "settle_s", DropInvalid: drop})
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), p+": corrupt or truncated file: gzip") {
+				t.Errorf("cut at %d of %d (drop %v): err = %v (read %v), want a truncated-gzip error", cut, len(whole), drop, err, rep)
+			}
+		}
+	}
+	p := filepath.Join(dir, "plain.csv.gz")
+	os.WriteFile(p, []byte("settle_s\n1\n"), 0o644)
+	if _, _, err := Read([]string{p}, ReadOptions{Column: "settle_s"}); err == nil || err.Error() != p+": corrupt or truncated file: named .gz but not gzip data" {
+		t.Errorf("plain text named .gz: err = %v", err)
+	}
 }

@@ -1,9 +1,9 @@
 package fit
 
 import (
-	"compress/gzip"
 	"bytes"
 	stdcmp "cmp"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"math"

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -44,6 +45,37 @@ func exitCode(err error) int {
 	return 1
 }
 
+// version is the module version, or the VCS revision of a build from a
+// clone ("devel" when neither is known).
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "+dirty"
+	}
+	return "devel " + rev
+}
+
 // run runs the command line args (args[0] is the program name).
 func run(args []string, stdout, stderr io.Writer) error {
 	return newApp(stdout, stderr).Run(args)
@@ -60,6 +92,13 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ExitErrHandler:            func(*cli.Context, error) {}, // main decides the exit code
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return &app.UsageError{Err: err}
+		},
+		Version: version(),
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return &app.UsageError{Err: fmt.Errorf("unknown command %q (see pollfit --help)", c.Args().First())}
+			}
+			return cli.ShowAppHelp(c)
 		},
 		Commands: []*cli.Command{
 			planCommand(stdout, stderr),

@@ -65,7 +65,9 @@ const (
 	DomainReflect = "reflect"
 )
 
-// ErrOption is returned (wrapped) for an invalid Options value.
+// ErrOption is returned (wrapped) for an invalid Options or ReadOptions
+// value: a mistake in how the estimate or the read was asked for, not in
+// the data.
 var ErrOption = errors.New("invalid option")
 
 // maxFFT caps the FFT grid of the KDE (2^20 cells, 16 MiB per array).
@@ -122,8 +124,8 @@ func (o Options) resolve() (Options, error) {
 	if o.Grid == 0 {
 		o.Grid = DefaultGrid
 	}
-	if o.Grid < 3 {
-		return o, fmt.Errorf("%w: grid %d: need at least 3 points", ErrOption, o.Grid)
+	if o.Grid < 16 {
+		return o, fmt.Errorf("%w: grid %d: want at least 16 points", ErrOption, o.Grid)
 	}
 	o.Method = strings.ToLower(o.Method)
 	if o.Method == "" {
@@ -148,6 +150,13 @@ func (o Options) resolve() (Options, error) {
 	}
 	if o.Atoms != "auto" && o.Atoms != "off" {
 		return o, fmt.Errorf("%w: atoms %q (want auto or off)", ErrOption, o.Atoms)
+	}
+	switch strings.ToLower(o.Bandwidth) {
+	case BandwidthSilverman, "nrd0", BandwidthScott, "nrd", BandwidthSJ, "sj-ste", BandwidthISJ:
+	default:
+		if v, err := strconv.ParseFloat(o.Bandwidth, 64); err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return o, fmt.Errorf("%w: bandwidth %q (want silverman, scott, sj, isj or a positive number)", ErrOption, o.Bandwidth)
+		}
 	}
 	if !(o.Holdout >= 0 && o.Holdout < 1) {
 		return o, fmt.Errorf("%w: holdout %v: want a share in [0, 1)", ErrOption, o.Holdout)

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"errors"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -433,10 +434,10 @@ func TestISJNormal(t *testing.T) {
 func TestOptionsErrors(t *testing.T) {
 	s := &Sample{Times: []float64{1, 2, 3}}
 	for _, opt := range []Options{
-		{Method: "spline"}, {Domain: "sqrt"}, {Atoms: "yes"}, {Holdout: 1}, {Grid: 2}, {Bandwidth: "wide"}, {Bandwidth: "-1"},
+		{Method: "spline"}, {Domain: "sqrt"}, {Atoms: "yes"}, {Holdout: 1}, {Grid: 2}, {Grid: 15}, {Bandwidth: "wide"}, {Bandwidth: "-1"}, {Bandwidth: "Inf"},
 	} {
-		if _, err := Estimate(s, opt); err == nil {
-			t.Errorf("Estimate(%+v) = nil error, want one", opt)
+		if _, err := Estimate(s, opt); !errors.Is(err, ErrOption) {
+			t.Errorf("Estimate(%+v) error = %v, want ErrOption", opt, err)
 		}
 	}
 	if _, err := Estimate(&Sample{}, Options{}); err == nil {

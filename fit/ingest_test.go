@@ -434,8 +434,8 @@ func TestReadOptionsMisuse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, _, err := ReadCSV(strings.NewReader("a\n1\n"), "x", tt.opt)
-		if err == nil || err.Error() != tt.want {
-			t.Errorf("ReadCSV(%+v) error = %v, want %s", tt.opt, err, tt.want)
+		if !errors.Is(err, ErrOption) || err.Error() != "invalid option: "+tt.want {
+			t.Errorf("ReadCSV(%+v) error = %v, want ErrOption: %s", tt.opt, err, tt.want)
 		}
 	}
 }

@@ -110,43 +110,43 @@ type plan struct {
 func newPlan(opt ReadOptions) (*plan, error) {
 	p := &plan{opt: opt, unitSec: opt.Unit.seconds()}
 	if opt.Unit < 0 {
-		return nil, fmt.Errorf("unit %v: want a positive unit", time.Duration(opt.Unit))
+		return nil, fmt.Errorf("%w: unit %v: want a positive unit", ErrOption, time.Duration(opt.Unit))
 	}
 	switch opt.Epoch {
 	case 0:
 	case Second, Millisecond:
 		p.epochNs = int64(opt.Epoch)
 	default:
-		return nil, fmt.Errorf("epoch unit %v: want s or ms", time.Duration(opt.Epoch))
+		return nil, fmt.Errorf("%w: epoch unit %v: want s or ms", ErrOption, time.Duration(opt.Epoch))
 	}
 	if d := opt.Delimiter; d != 0 && (d == '"' || d == '\r' || d == '\n' || d >= utf8.RuneSelf) {
-		return nil, fmt.Errorf("delimiter %q: want one ASCII character other than a quote or line break", d)
+		return nil, fmt.Errorf("%w: delimiter %q: want one ASCII character other than a quote or line break", ErrOption, d)
 	}
 	if opt.Binned {
 		b := opt.Bins.withDefaults()
 		p.names[roleLower], p.names[roleUpper], p.names[roleCount], p.names[roleCensCount] = b.Lower, b.Upper, b.Count, b.Censored
 		if opt.Column != "" || opt.Start != "" || opt.End != "" || opt.Status != "" {
-			return nil, errors.New("binned input takes no duration, start, end or status column")
+			return nil, fmt.Errorf("%w: binned input takes no duration, start, end or status column", ErrOption)
 		}
 	} else {
 		switch {
 		case opt.Column != "" && (opt.Start != "" || opt.End != ""):
-			return nil, errors.New("set either a duration column or start and end columns, not both")
+			return nil, fmt.Errorf("%w: set either a duration column or start and end columns, not both", ErrOption)
 		case opt.Column == "" && (opt.Start == "" || opt.End == ""):
-			return nil, errors.New("set a duration column, or both start and end columns")
+			return nil, fmt.Errorf("%w: set a duration column, or both start and end columns", ErrOption)
 		}
 		p.names[roleDur], p.names[roleStart], p.names[roleEnd] = opt.Column, opt.Start, opt.End
 	}
 	p.names[roleStatus], p.names[roleSegment] = opt.Status, opt.Segment
 	if (len(opt.Pending) > 0 || len(opt.ExcludeStatus) > 0) && opt.Status == "" {
-		return nil, errors.New("pending and excluded values need a status column")
+		return nil, fmt.Errorf("%w: pending and excluded values need a status column", ErrOption)
 	}
 	// Sets of statuses are a few values: slices are faster than maps.
 	p.pending = slices.Compact(slices.Sorted(slices.Values(opt.Pending)))
 	p.exclude = slices.Compact(slices.Sorted(slices.Values(opt.ExcludeStatus)))
 	for _, v := range p.pending {
 		if slices.Contains(p.exclude, v) {
-			return nil, fmt.Errorf("status %q is both pending and excluded", v)
+			return nil, fmt.Errorf("%w: status %q is both pending and excluded", ErrOption, v)
 		}
 	}
 	if !opt.ObservedAt.IsZero() {

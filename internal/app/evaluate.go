@@ -25,6 +25,9 @@ type Evaluate struct {
 
 // Run scores the schedules and prints one row each.
 func (e Evaluate) Run(stdout, stderr io.Writer) error {
+	if err := checkOutputs("", e.Plot); err != nil {
+		return err
+	}
 	if len(e.Schedules) == 0 {
 		return &UsageError{errNoSchedule}
 	}

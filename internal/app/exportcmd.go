@@ -25,6 +25,9 @@ type Export struct {
 
 // Run writes the schedule in the target language.
 func (e Export) Run(stdout, stderr io.Writer) error {
+	if err := checkOutputs(e.Out); err != nil {
+		return err
+	}
 	if e.Schedule == "" {
 		return &UsageError{errNoSchedule}
 	}

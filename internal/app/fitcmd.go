@@ -33,6 +33,9 @@ type fitJSON struct {
 
 // Run estimates the distribution and writes it as JSON.
 func (f Fit) Run(stdout, stderr io.Writer) error {
+	if err := checkOutputs(f.Out, f.Plot); err != nil {
+		return err
+	}
 	var out fitJSON
 	if f.Dist != "" {
 		d, err := distDensity(f.Dist, f.Options)

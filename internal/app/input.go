@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/internal/outfile"
 	"github.com/pollfit/pollfit/optimize"
 )
 
@@ -68,6 +70,9 @@ func (in Input) load(stderr io.Writer) (*fit.Sample, *fit.Report, error) {
 			errors.Is(err, fit.ErrEmptyValue) || errors.Is(err, fit.ErrNotFinite)) {
 			err = fmt.Errorf("%w (--drop-invalid drops such rows and counts them)", err)
 		}
+		if errors.Is(err, fit.ErrOption) {
+			err = &UsageError{err}
+		}
 		return nil, nil, err
 	}
 	if !in.Quiet {
@@ -123,4 +128,24 @@ func SplitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// checkOutputs fails early, before any reading or fitting, when an output
+// file's directory is missing or a plot file is neither .png nor .svg.
+func checkOutputs(out string, plots ...string) error {
+	if err := outfile.CheckDir(out); err != nil {
+		return err
+	}
+	for _, p := range plots {
+		if p == "" {
+			continue
+		}
+		if ext := strings.ToLower(filepath.Ext(p)); ext != ".png" && ext != ".svg" {
+			return Usagef("--plot %s: want a .png or .svg file", p)
+		}
+		if err := outfile.CheckDir(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }

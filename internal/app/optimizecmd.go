@@ -24,6 +24,9 @@ type Optimize struct {
 // Run derives the schedule and writes it as the JSON document that export
 // --lang json writes.
 func (o Optimize) Run(stdout, stderr io.Writer) error {
+	if err := checkOutputs(o.Out); err != nil {
+		return err
+	}
 	if err := o.Solve.check(); err != nil {
 		return err
 	}

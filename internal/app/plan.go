@@ -42,6 +42,9 @@ type section struct {
 
 // Run fits, derives and scores, and prints the plan.
 func (p Plan) Run(stdout, stderr io.Writer) error {
+	if err := checkOutputs(p.Out, p.Plot); err != nil {
+		return err
+	}
 	if err := p.Solve.check(); err != nil {
 		return err
 	}

@@ -104,6 +104,9 @@ var SweepHeader = []string{"schedule", "kind", "budget", "stuck_polls", "mean_po
 
 // Run sweeps the budgets and writes the CSV (and the plot).
 func (sw Sweep) Run(stdout, stderr io.Writer) error {
+	if err := checkOutputs(sw.Out, sw.Plot); err != nil {
+		return err
+	}
 	byMean := sw.MeanPolls != ""
 	if byMean == (sw.Budgets != "") {
 		return Usagef("give one of --budgets A..B[:N] (stuck polls) or --mean-polls-range A..B[:N]")

@@ -22,8 +22,8 @@ func Write(path string, stdout io.Writer, fn func(w io.Writer) error) error {
 	if dir == "" {
 		dir = "."
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("cannot write %s: directory %s does not exist", path, dir)
+	if err := CheckDir(path); err != nil {
+		return err
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
@@ -43,6 +43,19 @@ func Write(path string, stdout io.Writer, fn func(w io.Writer) error) error {
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return nil
+}
+
+// CheckDir returns an error naming path when its directory does not
+// exist, so that commands can say so before doing the work.
+func CheckDir(path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("cannot write %s: directory %s does not exist", path, dir)
 	}
 	return nil
 }

@@ -1,10 +1,10 @@
 package fit
 
 import (
-	"errors"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"

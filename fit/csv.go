@@ -65,7 +65,7 @@ func ReadCSV(r io.Reader, name string, opt ReadOptions) (*Sample, *Report, error
 		return nil, nil, err
 	}
 	m.rep.Files = 1
-	return m.finish(name)
+	return m.finish(name, opt)
 }
 
 // ReadCSVFile reads settle times from the CSV file at path; see ReadCSV.

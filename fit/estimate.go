@@ -189,7 +189,9 @@ func estimate(s *Sample, opt Options) (*Density, error) {
 			}
 		}
 		if len(km.Survival) > 0 {
-			if last := km.Survival[len(km.Survival)-1]; last > 0 {
+			last := km.Survival[len(km.Survival)-1]
+			// A parametric fit puts that mass in the model's tail instead.
+			if _, parametric := familyParams[opt.Method]; !parametric && last > 0 {
 				d.warn("%.3g of the mass is beyond the last settle time %gs (censored items outlive it): counted as stuck", last, km.T[len(km.T)-1])
 			}
 		}

@@ -571,3 +571,24 @@ func TestReadTruncatedGzip(t *testing.T) {
 		t.Errorf("plain text named .gz: err = %v", err)
 	}
 }
+
+// TestReadWarnsUnmatchedStatus: a pending or excluded status that no row
+// has is reported, since its rows silently count as settled otherwise.
+func TestReadWarnsUnmatchedStatus(t *testing.T) {
+	in := "settle_s,status\n1,succeeded\n2,pending\n3,failed\n"
+	_, rep, err := ReadCSV(strings.NewReader(in), "x.csv", ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pendin"}, ExcludeStatus: []string{"faild"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`no row has a pending status (pendin in column "status"): nothing is censored; check the status values`,
+		`no row has an excluded status (faild in column "status"): nothing was left out; check the status values`,
+	}
+	if !slices.Equal(rep.Warnings, want) || rep.Censored != 0 || rep.Used != 3 {
+		t.Errorf("warnings %q (censored %d, used %d), want %q", rep.Warnings, rep.Censored, rep.Used, want)
+	}
+	_, rep, err = ReadCSV(strings.NewReader(in), "x.csv", ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}, ExcludeStatus: []string{"failed"}})
+	if err != nil || len(rep.Warnings) != 0 || rep.Censored != 1 || rep.Excluded != 1 {
+		t.Errorf("matching statuses: warnings %q, censored %d, excluded %d, err %v", rep.Warnings, rep.Censored, rep.Excluded, err)
+	}
+}

@@ -186,6 +186,13 @@ type Report struct {
 	Files int `json:"files,omitempty"`
 	// Items is the total count of binned input (0 for raw input).
 	Items float64 `json:"items,omitempty"`
+	// Warnings are things about the input a person should look at, such
+	// as a pending status that no row has.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+func (r *Report) warn(format string, args ...any) {
+	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
 }
 
 func (r *Report) drop(reason string) {

@@ -537,9 +537,17 @@ func (m *merger) add(b *batch) {
 }
 
 // finish checks that something was read and returns the results.
-func (m *merger) finish(name string) (*Sample, *Report, error) {
+func (m *merger) finish(name string, opt ReadOptions) (*Sample, *Report, error) {
 	if m.rep.Dropped == nil {
 		m.rep.Dropped = map[string]int{} // "dropped": {} in JSON, not null
+	}
+	// A misspelt status value matches nothing, and its rows then count as
+	// settled (or not excluded) without a word: say so.
+	if len(opt.Pending) > 0 && m.rep.Censored == 0 {
+		m.rep.warn("no row has a pending status (%s in column %q): nothing is censored; check the status values", strings.Join(opt.Pending, ", "), opt.Status)
+	}
+	if len(opt.ExcludeStatus) > 0 && m.rep.Excluded == 0 {
+		m.rep.warn("no row has an excluded status (%s in column %q): nothing was left out; check the status values", strings.Join(opt.ExcludeStatus, ", "), opt.Status)
 	}
 	if m.rep.Used == 0 {
 		rep := m.rep

@@ -77,7 +77,11 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 	}
 	if !f.Input.Quiet {
 		d := out.Density
-		fmt.Fprintf(stderr, "fit %s on %d rows: bandwidth %.4g, %s, stuck share %.3g", d.Method, d.N, d.Bandwidth, countAtoms(d.Atoms), d.StuckShare)
+		fmt.Fprintf(stderr, "fit %s on %d rows: ", d.Method, d.N)
+		if d.Bandwidth > 0 {
+			fmt.Fprintf(stderr, "bandwidth %.4g, %s, ", d.Bandwidth, countAtoms(d.Atoms))
+		}
+		fmt.Fprintf(stderr, "stuck share %.3g", d.StuckShare)
 		if d.HoldoutN > 0 {
 			fmt.Fprintf(stderr, ", held-out log-likelihood %.4f per row (%d rows)", d.HoldoutLogLik, d.HoldoutN)
 		}

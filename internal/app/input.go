@@ -82,6 +82,9 @@ func (in Input) load(stderr io.Writer) (*fit.Sample, *fit.Report, error) {
 		}
 		fmt.Fprintf(stderr, "%s: %s\n", name, rep)
 	}
+	for _, w := range rep.Warnings { // even with --quiet: they need a look
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
 	return s, rep, nil
 }
 

@@ -410,11 +410,14 @@ func (r *pqReader) readPlain(f *pqFile, rg int, p *plan, b *batch) (ok bool, err
 	}
 	for got := 0; got < n; {
 		rows, vals, err := read(dst[got : got+min(n-got, pqBatchRows)])
-		if err != nil || rows == 0 {
-			if err == nil {
-				err = fmt.Errorf("row group ends after %d of its %d rows", got, n)
+		if err == nil && rows == 0 {
+			// The page decoder keeps its error to itself.
+			if err = col.Err(); err == nil {
+				err = fmt.Errorf("the column chunk ends after %d of its %d rows", got, n)
 			}
-			return false, &ParseError{File: f.in.path, RowGroup: rg, Row: got + 1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+		}
+		if err != nil {
+			return false, &ParseError{File: f.in.path, RowGroup: rg, Row: got + 1, Column: p.names[roleDur], Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
 		}
 		if vals != int(rows) {
 			return false, nil

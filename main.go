@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -237,15 +238,15 @@ var bundledPreset = struct {
 // solveFlags are the flags of the commands that derive a schedule.
 func solveFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.IntFlag{Name: "budget", Aliases: []string{"n"}, Usage: "stuck cost: polls made within the horizon by an item that never settles"},
-		&cli.Float64Flag{Name: "mean-polls", Aliases: []string{"m"}, Usage: "expected polls per item (what the server pays)"},
-		&cli.Float64Flag{Name: "poll-cost", Usage: "instead of a budget, the `SECONDS` of lag one poll is worth"},
-		&cli.DurationFlag{Name: "horizon", Value: optimize.DefaultHorizon, Usage: "age of the last poll"},
+		&cli.IntFlag{Name: "budget", Aliases: []string{"n"}, Usage: "stuck cost: polls made within the horizon by an item that never settles", DefaultText: "none"},
+		&cli.Float64Flag{Name: "mean-polls", Aliases: []string{"m"}, Usage: "expected polls per item (what the server pays)", DefaultText: "none"},
+		&cli.Float64Flag{Name: "poll-cost", Usage: "instead of a budget, the `SECONDS` of lag one poll is worth", DefaultText: "none"},
+		&cli.StringFlag{Name: "horizon", Value: optimize.FormatDuration(optimize.DefaultHorizon), Usage: "age of the last poll: a duration such as 15m, or seconds", DefaultText: optimize.FormatDuration(optimize.DefaultHorizon)},
 		&cli.StringFlag{Name: "phases", Value: "4", Usage: "phases of the schedule: 1 to 8, auto (fewest within 5% of the exact optimum) or exact (the exact optimum as explicit gaps)"},
 		&cli.StringFlag{Name: "method", Value: "exact", Usage: "exact (the exact discrete optimum) or sqrt (the √f / √hazard rule)"},
 		&cli.DurationFlag{Name: "resolution", Value: optimize.DefaultResolution, Usage: "grid step of poll times"},
-		&cli.DurationFlag{Name: "min-gap", Usage: "smallest gap between polls (default 1s for phased schedules, the resolution for exact)"},
-		&cli.DurationFlag{Name: "max-gap", Usage: "largest gap between polls (default none)"},
+		&cli.DurationFlag{Name: "min-gap", Usage: "smallest gap between polls", DefaultText: "1s for phased schedules, the resolution for exact"},
+		&cli.DurationFlag{Name: "max-gap", Usage: "largest gap between polls", DefaultText: "none"},
 		&cli.StringFlag{Name: "nice-gaps", Usage: "gaps a phased schedule may use, e.g. 1s,2s,5s,10s,30s,1m (default 0.5s,1s,2s,3s,5s,10s,15s,20s,30s,1m,…)"},
 		&cli.StringFlag{Name: "nice-bounds", Usage: "phase ends a phased schedule may use, e.g. 30s,2m,5m,15m (default 10s,15s,20s,30s,45s,1m,90s,2m,3m,5m,…; the horizon is always one)"},
 	}
@@ -264,10 +265,14 @@ func solveOf(c *cli.Context) (app.Solve, error) {
 	if err != nil {
 		return app.Solve{}, err
 	}
+	horizon, err := app.ParseDuration("horizon", c.String("horizon"))
+	if err != nil {
+		return app.Solve{}, err
+	}
 	return app.Solve{
 		Budget: optimize.Budget{StuckPolls: c.Int("budget"), MeanPolls: c.Float64("mean-polls"), PollCost: c.Float64("poll-cost")},
 		Options: optimize.Options{
-			Horizon:    c.Duration("horizon"),
+			Horizon:    horizon,
 			Resolution: c.Duration("resolution"),
 			MinGap:     c.Duration("min-gap"),
 			MaxGap:     c.Duration("max-gap"),
@@ -284,10 +289,10 @@ func solveOf(c *cli.Context) (app.Solve, error) {
 func fitFlags(prefix string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: prefix + "method", Value: "kde", Usage: "density estimate: kde, histogram, or a parametric family fitted by maximum likelihood (lognormal, weibull, gamma, exponential)"},
-		&cli.StringFlag{Name: "bandwidth", Usage: "KDE bandwidth: silverman, scott, sj, isj or a number (default: see docs/fit.md)"},
-		&cli.StringFlag{Name: "domain", Usage: "where the KDE smooths: log, linear or reflect (default log)"},
-		&cli.StringFlag{Name: "atoms", Value: "auto", Usage: "point masses (instant settles, batches, deadlines): auto or off"},
-		&cli.IntFlag{Name: "grid", Usage: "grid points of the density (default 2048)"},
+		&cli.StringFlag{Name: "bandwidth", Usage: "KDE bandwidth: silverman, scott, sj, isj (Botev's improved Sheather–Jones; docs/fit.md says why) or a number", DefaultText: fit.DefaultBandwidth},
+		&cli.StringFlag{Name: "domain", Usage: "where the KDE smooths: log, linear or reflect", DefaultText: fit.DefaultDomain},
+		&cli.StringFlag{Name: "atoms", Value: "auto", Usage: "point masses (instant settles, batch boundaries) and deadline spikes, kept apart from the smooth density: auto or off"},
+		&cli.IntFlag{Name: "grid", Usage: "grid points of the density (at least 16)", DefaultText: strconv.Itoa(fit.DefaultGrid)},
 		&cli.StringFlag{Name: "dist", Usage: "a parametric `MODEL` instead of data, e.g. lognormal:mu=2,sigma=1 or weibull:k=1.5,lambda=30"},
 	}
 }
@@ -366,7 +371,7 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 		Usage:     "estimate the settle-time distribution: density, CDF, survival, hazard, atoms, Kaplan–Meier",
 		UsageText: "pollfit fit --input FILE --column NAME [--method kde|histogram|lognormal|…] [-o density.json]",
 		Flags: flags(inputFlags(), fitFlags(""), []cli.Flag{
-			&cli.Float64Flag{Name: "horizon", Usage: "last grid time in `SECONDS` (default: the largest time); mass beyond it is the stuck share"},
+			&cli.StringFlag{Name: "horizon", Usage: "last grid time: a duration such as 15m, or seconds; mass beyond it is the stuck share", DefaultText: "the largest time"},
 			&cli.Float64Flag{Name: "holdout", Usage: "share of rows held out to report the held-out log-likelihood"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the held-out split"},
 			&cli.IntFlag{Name: "min-segment-rows", Value: 200, Usage: "fold segments with fewer rows into \"other\""},
@@ -379,7 +384,13 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 				return err
 			}
 			opt := fitOf(c, "")
-			opt.Horizon = c.Float64("horizon")
+			if h := c.String("horizon"); h != "" {
+				d, err := app.ParseDuration("horizon", h)
+				if err != nil {
+					return err
+				}
+				opt.Horizon = d.Seconds()
+			}
 			opt.Holdout = c.Float64("holdout")
 			opt.Seed = c.Uint64("seed")
 			return app.Fit{

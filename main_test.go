@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,5 +120,34 @@ func TestEvaluateReproducesBriefTable(t *testing.T) {
 		if r.Name != w.name || r.PollsBy["30s"] != w.by30 || r.PollsBy["2m"] != w.by2m || r.PollsBy["15m"] != w.by15m {
 			t.Errorf("row %d = %s %v, want %s by 30s %v, by 2m %v, by 15m %v", i, r.Name, r.PollsBy, w.name, w.by30, w.by2m, w.by15m)
 		}
+	}
+}
+
+// TestCLIDoc: docs/cli.md is every command's --help, as the binary prints
+// it (go test . -update rewrites it).
+func TestCLIDoc(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# pollfit commands\n\n" +
+		"Every command prints its own help with `pollfit COMMAND --help`; this page collects them.\n" +
+		"Exit status: 0 on success, 1 on bad input or a failed run, 2 on a usage error (a bad or missing flag).\n")
+	for _, c := range newApp(io.Discard, io.Discard).Commands {
+		var out, errOut bytes.Buffer
+		if err := run([]string{"pollfit", c.Name, "--help"}, &out, &errOut); err != nil {
+			t.Fatalf("%s --help: %v", c.Name, err)
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n```text\n%s```\n", c.Name, out.String())
+	}
+	const path = "docs/cli.md"
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), b.String()); diff != "" {
+		t.Errorf("%s is stale; run go test . -run CLIDoc -update (-file +help):\n%s", path, diff)
 	}
 }

@@ -3,10 +3,12 @@ package app
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/pollfit/pollfit/fit"
 	"github.com/pollfit/pollfit/optimize"
 )
 
@@ -56,6 +58,16 @@ func ParseDurations(flag, list string) ([]time.Duration, error) {
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// ParseDuration parses the value of --flag: a Go duration such as 15m or
+// 1h30m, or a bare number of seconds such as 900.
+func ParseDuration(flag, s string) (time.Duration, error) {
+	v, err := fit.ParseSeconds(s, 1)
+	if err != nil || v > math.MaxInt64/1e9 {
+		return 0, Usagef("--%s %q: want a duration such as 15m, or seconds such as 900", flag, s)
+	}
+	return time.Duration(math.Round(v * 1e9)), nil
 }
 
 // check reports usage errors in the settings.

@@ -38,6 +38,10 @@ type section struct {
 	Rows      []report.Row
 	Note      string
 	Schedules []optimize.Schedule // scored, the derived first
+	// Omitted names the reference schedules that stop before the
+	// horizon: scored, their lag would be over the items they catch
+	// only, which flatters them.
+	Omitted []string
 }
 
 // Run fits, derives and scores, and prints the plan.
@@ -136,8 +140,15 @@ func (p Plan) plan(segment string, sample *fit.Sample, ages []time.Duration, lab
 		ex.Name = "exact"
 		scheds = append(scheds, ex)
 	}
-	scheds = append(scheds, optimize.References...)
-	scheds = append(scheds, fixedLike(derivedSched, horizonOf(p.Solve.Options)))
+	H := horizonOf(p.Solve.Options)
+	for _, ref := range optimize.References {
+		if ref.Horizon() < H {
+			sec.Omitted = append(sec.Omitted, ref.Name)
+			continue
+		}
+		scheds = append(scheds, ref)
+	}
+	scheds = append(scheds, fixedLike(derivedSched, H))
 	items := itemsOf(test)
 	opt := optimize.ScoreOptions{Ages: ages, Seed: p.Seed}
 	for _, s := range scheds {
@@ -236,6 +247,10 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 	if err := report.Table(w, s.Rows, s.Note+":"); err != nil {
 		return err
 	}
+	if len(s.Omitted) > 0 {
+		fmt.Fprintf(w, "not scored: %s stop polling at %s, before the %s horizon (pollfit evaluate scores them as they are)\n",
+			strings.Join(s.Omitted, ", "), optimize.FormatDuration(optimize.References[0].Horizon()), optimize.FormatDuration(horizonOf(p.Solve.Options)))
+	}
 	_, err := fmt.Fprintln(w)
 	return err
 }
@@ -245,13 +260,15 @@ type planJSON struct {
 	Schedule json.RawMessage        `json:"schedule"` // the schedule document, as export --lang json writes it
 	Rows     []report.Row           `json:"rows"`     // the derived schedule first
 	Note     string                 `json:"scored_on"`
+	Omitted  []string               `json:"not_scored,omitempty"` // reference schedules that stop before the horizon
 	Segments map[string]segmentJSON `json:"segments,omitempty"`
 	Input    *fit.Report            `json:"input"`
 }
 
 type segmentJSON struct {
-	Rows []report.Row `json:"rows"`
-	Note string       `json:"scored_on"`
+	Rows    []report.Row `json:"rows"`
+	Note    string       `json:"scored_on"`
+	Omitted []string     `json:"not_scored,omitempty"`
 }
 
 func (p Plan) writeJSON(w io.Writer, doc export.Document, secs []*section, rep *fit.Report) error {
@@ -259,12 +276,12 @@ func (p Plan) writeJSON(w io.Writer, doc export.Document, secs []*section, rep *
 	if err := export.JSON(&buf, doc, export.JSONOptions{}); err != nil {
 		return err
 	}
-	out := planJSON{Schedule: buf.Bytes(), Rows: secs[0].Rows, Note: secs[0].Note, Input: rep}
+	out := planJSON{Schedule: buf.Bytes(), Rows: secs[0].Rows, Note: secs[0].Note, Omitted: secs[0].Omitted, Input: rep}
 	for _, s := range secs[1:] {
 		if out.Segments == nil {
 			out.Segments = map[string]segmentJSON{}
 		}
-		out.Segments[s.Segment] = segmentJSON{Rows: s.Rows, Note: s.Note}
+		out.Segments[s.Segment] = segmentJSON{Rows: s.Rows, Note: s.Note, Omitted: s.Omitted}
 	}
 	return report.JSON(w, out)
 }

@@ -174,7 +174,7 @@ func (d *Density) warn(format string, args ...any) {
 // estimate fits the (training) sample with resolved options.
 func estimate(s *Sample, opt Options) (*Density, error) {
 	H := opt.Horizon
-	d := &Density{N: s.Len(), Censored: s.CensoredCount(), Method: opt.Method, Warnings: []string{}}
+	d := &Density{N: s.Len(), Censored: s.CensoredCount(), Method: opt.Method, Warnings: []string{}, Atoms: []Atom{}}
 	d.Resolution = resolution(s.Times)
 
 	// Settled items and their probability masses.

@@ -177,7 +177,7 @@ func (d *Dist) Density(horizon float64, grid int) *Density {
 		horizon = u.Quantile(DefaultDistHorizon)
 	}
 	tmin := math.Min(u.Quantile(1e-6), horizon/1e3)
-	out := &Density{Method: d.Family, Domain: "parametric", Params: maps.Clone(d.Params)}
+	out := &Density{Method: d.Family, Domain: "parametric", Params: maps.Clone(d.Params), Atoms: []Atom{}, Warnings: []string{}}
 	out.fill(logGrid(tmin, horizon, grid), func(t float64) (float64, float64) {
 		if t <= 0 {
 			// The density at 0 is infinite for shapes below 1; the grid

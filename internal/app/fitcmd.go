@@ -77,7 +77,11 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 	}
 	if !f.Input.Quiet {
 		d := out.Density
-		fmt.Fprintf(stderr, "fit %s on %d rows: ", d.Method, d.N)
+		if f.Dist != "" {
+			fmt.Fprintf(stderr, "model %s (given, not fitted): ", d.Method)
+		} else {
+			fmt.Fprintf(stderr, "fit %s on %d rows: ", d.Method, d.N)
+		}
 		if d.Bandwidth > 0 {
 			fmt.Fprintf(stderr, "bandwidth %.4g, %s, ", d.Bandwidth, countAtoms(d.Atoms))
 		}

@@ -177,7 +177,7 @@ func TestReadStatusCensoringSegments(t *testing.T) {
 	// Without ObservedAt, p3 cannot get an age.
 	span.ObservedAt = time.Time{}
 	_, _, err = Read([]string{path}, span)
-	if want := `testdata/ingest/payments_small.csv: row 4, column "settled_at": pending row without end time or observation time`; err == nil || err.Error() != want {
+	if want := `testdata/ingest/payments_small.csv: row 4, column "settled_at": pending row without end time or observation time (--observed-at, ReadOptions.ObservedAt)`; err == nil || err.Error() != want {
 		t.Errorf("without ObservedAt: error %v, want %s", err, want)
 	}
 }
@@ -294,7 +294,7 @@ func TestReadErrors(t *testing.T) {
 		{"parquet wrong type", []string{pq}, ReadOptions{Column: "created_at"}, ErrWrongType,
 			pq + `, column "created_at": wrong column type: want a number, duration or string, found timestamp[ms, tz=UTC]`},
 		{"parquet epoch needed", []string{pq}, ReadOptions{Start: "wait_ms", End: "settled_at"}, ErrWrongType,
-			pq + `, column "wait_ms": wrong column type: want a timestamp, date or string (or set Epoch for epoch numbers), found int64`},
+			pq + `, column "wait_ms": wrong column type: want a timestamp, date or string (or --epoch s|ms for epoch numbers), found int64`},
 		{"parquet negative", []string{pq}, ReadOptions{Column: "age"}, ErrNegative,
 			pq + `: row group 1, row 2, column "age": negative duration: -1`},
 		{"parquet truncated", []string{trunc}, col, ErrCorrupt, ""},

@@ -251,7 +251,7 @@ func wantType(p *plan, r role) string {
 		if p.epochNs > 0 {
 			return "a timestamp, date, string or epoch number"
 		}
-		return "a timestamp, date or string (or set Epoch for epoch numbers)"
+		return "a timestamp, date or string (or --epoch s|ms for epoch numbers)"
 	case roleStatus, roleSegment:
 		return "a string, integer or boolean"
 	case roleCount, roleCensCount:

@@ -351,7 +351,7 @@ func (p *plan) instant(c *cell) (int64, error) {
 		return parseTimestamp(s)
 	case cellNum:
 		if p.epochNs == 0 {
-			return 0, fmt.Errorf("%w: found the number %v; set Epoch to s or ms", ErrBadTimestamp, c.f)
+			return 0, fmt.Errorf("%w: found the number %v; for epoch numbers set --epoch s or ms (ReadOptions.Epoch)", ErrBadTimestamp, c.f)
 		}
 		ns := c.f * float64(p.epochNs)
 		if math.IsNaN(ns) || math.Abs(ns) > math.MaxInt64 {

@@ -22,7 +22,7 @@ func parseTimestamp(b []byte) (int64, error) {
 func badTimestamp(b []byte) error {
 	hint := ""
 	if _, err := strconv.ParseFloat(string(b), 64); err == nil {
-		hint = " (set Epoch to s or ms for epoch numbers)"
+		hint = " (for epoch numbers set --epoch s or ms, ReadOptions.Epoch)"
 	}
 	return fmt.Errorf("%w: want RFC 3339 like 2006-01-02T15:04:05Z, found %q%s", ErrBadTimestamp, b, hint)
 }

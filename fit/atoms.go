@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -96,39 +97,58 @@ type atomTest struct {
 }
 
 // findAtoms applies the atom rule to the settled items t with masses m
-// (nil: 1/len(t) each) at resolution delta; cells below floor do not
+// (nil: 1/len(t) each) and counts of real items cw (nil: 1 each; binned
+// input) at resolution delta; cells below floor do not
 // exist (0, or δ in the log domain, where zeros were taken out before).
 // It returns the atoms and the masses of the
 // items with the atoms' share removed (m itself when there are no atoms).
-func findAtoms(t, m []float64, delta, floor float64) ([]Atom, []float64, []atomTest) {
+func findAtoms(t, m, cw []float64, delta, floor float64) ([]Atom, []float64, []atomTest) {
 	n := len(t)
 	if n < AtomMinCount {
 		return nil, m, nil
 	}
-	// Candidates: values frequent in a (sub)sample.
-	sub := t
-	if n > atomScreen {
-		sub = make([]float64, 0, atomScreen)
+	// Candidates: values frequent in a (sub)sample; weighted (binned)
+	// samples are small and screened whole, counting real items.
+	type item struct{ t, w float64 }
+	var sub []item
+	total := 0.0
+	switch {
+	case cw != nil:
+		sub = make([]item, n)
+		for i, v := range t {
+			sub[i] = item{v, cw[i]}
+			total += cw[i]
+		}
+	case n > atomScreen:
+		sub = make([]item, 0, atomScreen)
 		step := float64(n) / atomScreen
 		for k := range atomScreen {
-			sub = append(sub, t[int(float64(k)*step)])
+			sub = append(sub, item{t[int(float64(k)*step)], 1})
 		}
-	} else {
-		sub = slices.Clone(t)
+		total = atomScreen
+	default:
+		sub = make([]item, n)
+		for i, v := range t {
+			sub[i] = item{v, 1}
+		}
+		total = float64(n)
 	}
-	slices.Sort(sub)
-	minSub := math.Max(AtomMinCount, 0.5*AtomMinMass*float64(len(sub)))
-	if n > atomScreen {
-		minSub = 0.5 * AtomMinMass * float64(len(sub))
+	slices.SortFunc(sub, func(a, b item) int { return cmp.Compare(a.t, b.t) })
+	minSub := math.Max(AtomMinCount, 0.5*AtomMinMass*total)
+	if n > atomScreen && cw == nil {
+		minSub = 0.5 * AtomMinMass * total
 	}
 	var cand []float64
 	for i := 0; i < len(sub); {
-		j := i
-		for j < len(sub) && sub[j] == sub[i] {
+		j, c := i, 0.0
+		for j < len(sub) && sub[j].t == sub[i].t {
+			c += sub[j].w
 			j++
 		}
-		if float64(j-i) >= minSub {
-			cand = append(cand, sub[i])
+		// A binned sample's items are spread over their bins, one per
+		// value; only point bins repeat a value (BinColumns).
+		if c >= minSub && (cw == nil || j-i > 1) {
+			cand = append(cand, sub[i].t)
 		}
 		i = j
 	}
@@ -155,6 +175,10 @@ func findAtoms(t, m []float64, delta, floor float64) ([]Atom, []float64, []atomT
 		maxRight = math.Max(maxRight, wins[k].hi-v)
 	}
 	unit := 1 / float64(n)
+	items := float64(n) // real items: binned input counts them in cw
+	if cw != nil {
+		items = total
+	}
 	for i, x := range t {
 		// Windows may overlap: look at every candidate whose centre is
 		// close enough for its window to hold x.
@@ -163,8 +187,12 @@ func findAtoms(t, m []float64, delta, floor float64) ([]Atom, []float64, []atomT
 			if x < wins[k].lo || x > wins[k].hi {
 				continue
 			}
+			c := 1.0
+			if cw != nil {
+				c = cw[i]
+			}
 			if x == cand[k] {
-				cnt[k]++
+				cnt[k] += c
 				if m == nil {
 					mass[k] += unit
 				} else {
@@ -174,7 +202,7 @@ func findAtoms(t, m []float64, delta, floor float64) ([]Atom, []float64, []atomT
 			}
 			if delta > 0 {
 				off := int(math.Round((x - cand[k]) / delta))
-				cells[k][min(max(off, -K), K)+K]++
+				cells[k][min(max(off, -K), K)+K] += c
 			}
 		}
 	}
@@ -194,7 +222,7 @@ func findAtoms(t, m []float64, delta, floor float64) ([]Atom, []float64, []atomT
 		tests = append(tests, atomTest{V: v, Count: cnt[k], Expected: mu, Mass: mass[k], P: p})
 		excess := (cnt[k] - mu) / cnt[k]
 		if cnt[k] >= AtomMinCount && cnt[k] >= AtomMinRatio*mu &&
-			(cnt[k]-mu)/float64(n) >= AtomMinMass && p <= AtomAlpha/float64(len(cand)) {
+			(cnt[k]-mu)/items >= AtomMinMass && p <= AtomAlpha/float64(len(cand)) {
 			atoms = append(atoms, Atom{T: v, Mass: mass[k] * excess})
 			scale[v] = 1 - excess
 		}

@@ -24,7 +24,9 @@ import (
 // linearly across the bin, which is what the raw data does to within the
 // bin's resolution. Censored items are spread the same way, so a censored
 // item of a bin is at risk for as long as, on average, the bin's settles.
-// Point bins and open bins put all their weight at Lower.
+// Open bins put all their weight at Lower; point bins put their k items
+// there, and are the only repeated values, which is how the atom test
+// tells a point bin from the spread-out items of the others (Estimate).
 type BinColumns struct {
 	Lower, Upper, Count, Censored string
 }
@@ -100,7 +102,7 @@ func (p *plan) bin(b *batch, c *[nRoles]cell) (role, error) {
 	if count < BinSpread && count == math.Trunc(count) {
 		k = int(count)
 	}
-	if math.IsInf(upper, 1) || upper == lower {
+	if math.IsInf(upper, 1) {
 		k = 1
 	}
 	width := (upper - lower) / float64(k)

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -359,8 +360,10 @@ func TestReadBinned(t *testing.T) {
 	if at0 != 5 || events != 10+16 || cens != 7 {
 		t.Errorf("weights at 0 %v, events after 0 %v, censored %v; want 5, 26, 7", at0, events, cens)
 	}
-	// Item 0 is the point bin (one item of weight 5), items 1… are [0,1).
-	if got, want := s.Times[1], 0.05; math.Abs(got-want) > 1e-12 {
+	// Items 0…4 are the point bin (5 items of weight 1 at 0: a point bin
+	// repeats its value, which marks it for the atom test), items 5… are
+	// [0,1).
+	if got, want := s.Times[5], 0.05; math.Abs(got-want) > 1e-12 || s.Times[4] != 0 {
 		t.Errorf("first item of [0,1) at %v, want %v", got, want)
 	}
 }
@@ -590,5 +593,58 @@ func TestReadWarnsUnmatchedStatus(t *testing.T) {
 	_, rep, err = ReadCSV(strings.NewReader(in), "x.csv", ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}, ExcludeStatus: []string{"failed"}})
 	if err != nil || len(rep.Warnings) != 0 || rep.Censored != 1 || rep.Excluded != 1 {
 		t.Errorf("matching statuses: warnings %q, censored %d, excluded %d, err %v", rep.Warnings, rep.Censored, rep.Excluded, err)
+	}
+}
+
+// TestBinnedFit: the payments fixture in 1 s bins (a GROUP BY floor(t)),
+// plus a point bin of instant settles, fits like the raw rows: no atoms
+// made of the bins' spread-out items, the point bin as an atom, the
+// bandwidth within 25 % of the raw rows' (SJ on both), and the
+// sample size the number of items, not of bins.
+func TestBinnedFit(t *testing.T) {
+	raw, _, err := Read([]string{"../fixtures/payments.csv"}, ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})
+	if err != nil {
+		t.Skip("fixtures/payments.csv:", err)
+	}
+	type bin struct{ count, cens float64 }
+	bins := map[float64]*bin{}
+	for i, v := range raw.Times {
+		b := bins[math.Floor(v)]
+		if b == nil {
+			b = &bin{}
+			bins[math.Floor(v)] = b
+		}
+		b.count++
+		if raw.IsCensored(i) {
+			b.cens++
+		}
+	}
+	var csvText strings.Builder
+	csvText.WriteString("lower,upper,count,censored\n0,0,500,0\n") // 500 instant settles
+	for _, lo := range slices.Sorted(maps.Keys(bins)) {
+		fmt.Fprintf(&csvText, "%g,%g,%g,%g\n", lo, lo+1, bins[lo].count, bins[lo].cens)
+	}
+	s, _, err := ReadCSV(strings.NewReader(csvText.String()), "binned.csv", ReadOptions{Binned: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dom := range []string{DomainLog, DomainLinear} {
+		d, err := Estimate(s, Options{Domain: dom})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Estimate(raw, Options{Domain: dom, Bandwidth: BandwidthSJ})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Atoms) != 1 || d.Atoms[0].T != 0 || math.Abs(d.Atoms[0].Mass-500.0/20500) > 1e-3 {
+			t.Errorf("%s: atoms %v, want only the point bin at 0 (mass %.4f)", dom, d.Atoms, 500.0/20500)
+		}
+		if d.N != 20500 || d.Censored != 216 || d.BandwidthRule != BandwidthSJ {
+			t.Errorf("%s: n %d, censored %d, rule %s; want 20500, 216, sj", dom, d.N, d.Censored, d.BandwidthRule)
+		}
+		if ratio := d.Bandwidth / r.Bandwidth; ratio < 0.75 || ratio > 1.25 {
+			t.Errorf("%s: bandwidth %.4g binned, %.4g raw", dom, d.Bandwidth, r.Bandwidth)
+		}
 	}
 }

@@ -43,10 +43,10 @@ func deround(v, delta float64, i int) float64 {
 }
 
 // preBin transforms and bins the settled items t (masses m, nil: 1/len(t)
-// each) as described above, taking the spikes' shares (spikes may be nil)
+// each; counts of real items cw, nil: 1 each) as described above, taking the spikes' shares (spikes may be nil)
 // and setting their masses. It returns the weighted sample of the
 // non-empty cells and the total mass left in it.
-func preBin(t, m []float64, delta float64, logDom bool, spikes *spikeSet) (wsample, float64) {
+func preBin(t, m, cw []float64, delta float64, logDom bool, spikes *spikeSet) (wsample, float64) {
 	n := len(t)
 	tmin, tmax := minMax(t)
 	lo, hi := max(tmin-delta/2, min(tmin, delta)/2), tmax+delta/2
@@ -85,7 +85,11 @@ func preBin(t, m []float64, delta float64, logDom bool, spikes *spikeSet) (wsamp
 				continue
 			}
 			p.sum += w
-			p.sumSq += w * w
+			if cw == nil {
+				p.sumSq += w * w
+			} else if cw[i] > 0 {
+				p.sumSq += w * w / cw[i] // see kishCounts
+			}
 			y := deround(v, delta, i)
 			if logDom {
 				y = math.Log(y)
@@ -113,7 +117,7 @@ func preBin(t, m []float64, delta float64, logDom bool, spikes *spikeSet) (wsamp
 		spikes.setMasses(spikeSums)
 	}
 	s := wsample{neff: float64(n)}
-	if m != nil || spikes != nil {
+	if m != nil || spikes != nil || cw != nil {
 		s.neff = sum * sum / sumSq
 	}
 	for j, v := range bins {

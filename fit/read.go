@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -215,7 +216,12 @@ func (r *Report) DroppedTotal() int {
 // "read 100 rows: used 97 (censored 3), excluded 0, dropped 3 (empty 2, negative 1)".
 func (r *Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "read %d rows: used %d (censored %d), excluded %d, dropped %d", r.Read, r.Used, r.Censored, r.Excluded, r.DroppedTotal())
+	if r.Items > 0 { // binned input: rows are bins, Censored counts items
+		fmt.Fprintf(&b, "read %d rows (bins): used %d, holding %s items (censored %d), excluded %d, dropped %d",
+			r.Read, r.Used, strconv.FormatFloat(r.Items, 'f', -1, 64), r.Censored, r.Excluded, r.DroppedTotal())
+	} else {
+		fmt.Fprintf(&b, "read %d rows: used %d (censored %d), excluded %d, dropped %d", r.Read, r.Used, r.Censored, r.Excluded, r.DroppedTotal())
+	}
 	if len(r.Dropped) > 0 {
 		b.WriteString(" (")
 		for i, k := range slices.Sorted(maps.Keys(r.Dropped)) {

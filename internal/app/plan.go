@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -112,7 +113,12 @@ func (p Plan) Run(stdout, stderr io.Writer) error {
 func (p Plan) plan(segment string, sample *fit.Sample, ages []time.Duration, labels []string) (*section, error) {
 	train, test := sample, sample
 	note := fmt.Sprintf("scored in-sample on all %d rows", sample.Len())
-	if p.Holdout > 0 && !p.InSample {
+	switch {
+	case sample.Weights != nil:
+		// Binned input: its items are bins spread out, and holding some
+		// out would score the bins' own spread.
+		note = fmt.Sprintf("scored in-sample on all %s binned items (binned input has no rows to hold out)", strconv.FormatFloat(sample.TotalWeight(), 'f', -1, 64))
+	case p.Holdout > 0 && !p.InSample:
 		train, test = sample.Split(p.Holdout, p.Seed)
 		note = fmt.Sprintf("scored on %d held-out rows (%.0f%%, seed %d); fitted on %d", test.Len(), 100*p.Holdout, p.Seed, train.Len())
 	}

@@ -199,13 +199,13 @@ func estimate(s *Sample, opt Options) (*Density, error) {
 		d.Censored = int(math.Round(cens))
 	}
 	if d.Censored > 0 {
-		km, share := kaplanMeier(s)
+		km, times, mass := kaplanMeier(s)
 		d.KM = km
-		for i, v := range s.Times {
-			if !s.IsCensored(i) {
-				t = append(t, v)
-				m = append(m, share[i])
-				if s.Weights != nil {
+		t, m = times, mass
+		if s.Weights != nil {
+			// Weighted (binned) items come back in sample order.
+			for i := range s.Times {
+				if !s.IsCensored(i) {
 					cw = append(cw, s.Weights[i])
 				}
 			}

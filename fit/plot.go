@@ -157,14 +157,15 @@ func histogram(d *Density, s *Sample, lo float64, logX bool) *plotter.Histogram 
 	for i := range bins {
 		bins[i] = plotter.HistogramBin{Min: edges[i], Max: edges[i+1]}
 	}
-	var mass []float64
+	// Settled items and their masses: their KM shares with censoring.
+	times, mass := s.Times, []float64(nil)
 	if s.CensoredCount() > 0 {
-		_, mass = kaplanMeier(s)
+		_, times, mass = kaplanMeier(s)
 	}
 	W := s.TotalWeight()
 	found := false
-	for i, t := range s.Times {
-		if s.IsCensored(i) || t > H || (logX && t < lo) {
+	for i, t := range times {
+		if t > H || (logX && t < lo) {
 			continue
 		}
 		w := s.Weight(i) / W

@@ -1,0 +1,83 @@
+package fit
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"testing"
+)
+
+// TestKaplanMeierPaths: the sort-free-of-indexes path for raw samples and
+// the index path for weighted ones give the same estimate and the same
+// masses per settle time on a censored sample with ties (all weights 1).
+func TestKaplanMeierPaths(t *testing.T) {
+	r := pcg(31)
+	n := 3 << 19 // above sortFloats' two-core threshold
+	s := &Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+	for i := range s.Times {
+		s.Times[i] = math.Round(r.ExpFloat64()*1000) / 100 // ties at 10 ms
+		s.Censored[i] = r.Float64() < 0.2
+	}
+	w := &Sample{Times: s.Times, Censored: s.Censored, Weights: make([]float64, n)}
+	for i := range w.Weights {
+		w.Weights[i] = 1
+	}
+	km1, t1, m1 := kaplanMeier(s)
+	km2, t2, m2 := kaplanMeierWeighted(w)
+	if !slices.Equal(km1.T, km2.T) || len(km1.T) < 1000 {
+		t.Fatalf("event times differ (%d vs %d)", len(km1.T), len(km2.T))
+	}
+	for j := range km1.T {
+		if math.Abs(km1.Survival[j]-km2.Survival[j]) > 1e-12 || math.Abs(km1.StdErr[j]-km2.StdErr[j]) > 1e-12 ||
+			km1.AtRisk[j] != km2.AtRisk[j] || km1.Events[j] != km2.Events[j] {
+			t.Fatalf("step %d differs: %v/%v vs %v/%v", j, km1.Survival[j], km1.AtRisk[j], km2.Survival[j], km2.AtRisk[j])
+		}
+	}
+	// Masses summed per settle time.
+	sum := func(ts, ms []float64) map[float64]float64 {
+		out := map[float64]float64{}
+		for i, v := range ts {
+			out[v] += ms[i]
+		}
+		return out
+	}
+	a, b := sum(t1, m1), sum(t2, m2)
+	if len(a) != len(b) || !slices.IsSorted(t1) {
+		t.Fatalf("%d vs %d settle times (sorted %v)", len(a), len(b), slices.IsSorted(t1))
+	}
+	for v, x := range a {
+		if math.Abs(x-b[v]) > 1e-12 {
+			t.Fatalf("mass at %v: %v vs %v", v, x, b[v])
+		}
+	}
+}
+
+// TestKaplanMeierJSONThinned: a table of 10,000 steps is written as about
+// kmJSONSteps steps, first and last kept, values exact where kept.
+func TestKaplanMeierJSONThinned(t *testing.T) {
+	km := &KaplanMeier{}
+	for j := range 10000 {
+		km.T = append(km.T, float64(j))
+		km.Survival = append(km.Survival, 1-float64(j+1)/10000)
+		km.StdErr = append(km.StdErr, 0.01)
+		km.AtRisk = append(km.AtRisk, float64(10000-j))
+		km.Events = append(km.Events, 1)
+	}
+	b, err := json.Marshal(km)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back KaplanMeier
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	n := len(back.T)
+	if n < kmJSONSteps*9/10 || n > kmJSONSteps+2 || back.T[0] != 0 || back.T[n-1] != 9999 {
+		t.Fatalf("thinned to %d steps from %v to %v", n, back.T[0], back.T[n-1])
+	}
+	for j, v := range back.T {
+		if back.Survival[j] != km.Survival[int(v)] {
+			t.Fatalf("survival at %v = %v, want %v", v, back.Survival[j], km.Survival[int(v)])
+		}
+	}
+}

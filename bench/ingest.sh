@@ -8,7 +8,8 @@
 # fixtures/gen (cached in $BENCH_DIR, default /tmp/pollfit-ingest), then
 # times, RUNS times each, with peak memory from /usr/bin/time:
 #   - `pollfit fit --input F --column settle_s` on the CSV and the Parquet
-#     file (or bench/ingestread, fit.Read only, when pollfit does not build
+#     file, and again with --status status --pending pending (censoring)
+#     (or bench/ingestread, fit.Read only, when pollfit does not build
 #     or has no fit command);
 #   - fit.Read alone (bench/ingestread) on both;
 #   - pandas.read_csv(F, usecols=['settle_s']) on the CSV.
@@ -59,6 +60,9 @@ echo "rows $ROWS, runs $RUNS (medians), $(nproc) cores, load $(cut -d' ' -f1-3 /
 if [ "$HAVE_CLI" = 1 ]; then
 	run "pollfit-fit-csv" "$DIR/pollfit" fit --input "$CSV" --column settle_s --quiet
 	run "pollfit-fit-parquet" "$DIR/pollfit" fit --input "$PQ" --column settle_s --quiet
+	# With outcomes: pending rows right-censored, Kaplan–Meier weights.
+	run "fit-csv-censored" "$DIR/pollfit" fit --input "$CSV" --column settle_s --status status --pending pending --quiet
+	run "fit-parquet-censored" "$DIR/pollfit" fit --input "$PQ" --column settle_s --status status --pending pending --quiet
 else
 	echo "(pollfit fit not available: timing fit.Read + fit.Estimate)"
 	run "read+estimate-csv" "$DIR/ingestread" -estimate "$CSV"

@@ -213,6 +213,9 @@ func (f *csvFile) layout(header []string, part map[string]string) error {
 			}
 			return &ParseError{File: f.name, Row: 1, RowGroup: -1, Column: name, Err: fmt.Errorf("%w; the header has %s", ErrMissingColumn, have)}
 		}
+		if j := slices.Index(header[idx+1:], name); j >= 0 {
+			return &ParseError{File: f.name, Row: 1, RowGroup: -1, Column: name, Err: fmt.Errorf("%w: fields %d and %d of the header both have this name", ErrDuplicateColumn, idx+1, idx+j+2)}
+		}
 		f.need = append(f.need, csvCol{idx, r})
 	}
 	slices.SortFunc(f.need, func(a, b csvCol) int { return a.idx - b.idx })

@@ -270,6 +270,8 @@ func TestReadErrors(t *testing.T) {
 	}{
 		{"missing column", []string{d("basic.csv")}, ReadOptions{Column: "wait"}, ErrMissingColumn,
 			`testdata/ingest/basic.csv: row 1, column "wait": column not found; the header has id, settle_s`},
+		{"duplicate column", []string{d("duplicate_column.csv")}, col, ErrDuplicateColumn,
+			`testdata/ingest/duplicate_column.csv: row 1, column "settle_s": ambiguous column: fields 2 and 3 of the header both have this name`},
 		{"empty file", []string{d("empty.csv")}, col, ErrNoRows,
 			`testdata/ingest/empty.csv: no data rows: the file is empty`},
 		{"header only", []string{d("header_only.csv")}, col, ErrNoRows,
@@ -589,6 +591,10 @@ func TestReadWarnsUnmatchedStatus(t *testing.T) {
 	}
 	if !slices.Equal(rep.Warnings, want) || rep.Censored != 0 || rep.Used != 3 {
 		t.Errorf("warnings %q (censored %d, used %d), want %q", rep.Warnings, rep.Censored, rep.Used, want)
+	}
+	_, rep, _ = ReadCSV(strings.NewReader(in), "x.csv", ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}, ObservedAt: time.Now()})
+	if want := `the observation time is not used: pending rows' ages come from the duration column "settle_s"`; !slices.Contains(rep.Warnings, want) {
+		t.Errorf("observed-at with a duration column: warnings %q, want %q", rep.Warnings, want)
 	}
 	_, rep, err = ReadCSV(strings.NewReader(in), "x.csv", ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}, ExcludeStatus: []string{"failed"}})
 	if err != nil || len(rep.Warnings) != 0 || rep.Censored != 1 || rep.Excluded != 1 {

@@ -546,6 +546,9 @@ func (m *merger) finish(name string, opt ReadOptions) (*Sample, *Report, error) 
 	if len(opt.Pending) > 0 && m.rep.Censored == 0 {
 		m.rep.warn("no row has a pending status (%s in column %q): nothing is censored; check the status values", strings.Join(opt.Pending, ", "), opt.Status)
 	}
+	if !opt.ObservedAt.IsZero() && opt.Column != "" {
+		m.rep.warn("the observation time is not used: pending rows' ages come from the duration column %q", opt.Column)
+	}
 	if len(opt.ExcludeStatus) > 0 && m.rep.Excluded == 0 {
 		m.rep.warn("no row has an excluded status (%s in column %q): nothing was left out; check the status values", strings.Join(opt.ExcludeStatus, ", "), opt.Status)
 	}

@@ -538,8 +538,12 @@ func (d *Density) histogram(t, m []float64, contMass float64, opt Options) error
 
 // weyl returns frac(i·φ), φ the golden ratio: a low-discrepancy sequence
 // in [0, 1) (Weyl 1916).
+// weylStep is φ − 1, the golden ratio's fractional part: the step of the
+// Weyl sequence frac(i·φ).
+const weylStep = 0.6180339887498949
+
 func weyl(i int) float64 {
-	const phi = 0.6180339887498949
+	const phi = weylStep
 	x := float64(i) * phi
 	return x - math.Floor(x) // = math.Modf's fraction for x ≥ 0, and faster
 }

@@ -1,6 +1,9 @@
 package fit
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // Pre-binning of large samples.
 //
@@ -17,6 +20,10 @@ import "math"
 // Kernel Smoothing, appendix D, on the error of binned KDE). Smaller
 // samples are used item by item, as R's density() does.
 const preBinCells = 1 << 16
+
+// altBins holds the second set of bins of a preBin chunk (cleared when
+// put back), so that each chunk does not fault in fresh memory for it.
+var altBins = sync.Pool{New: func() any { return new([preBinCells]float64) }}
 
 // preBinAbove is a variable only so that tests can compare both paths.
 var preBinAbove = 1 << 20
@@ -68,11 +75,22 @@ func preBin(t, m, cw []float64, delta float64, logDom bool, spikes *spikeSet) (w
 	chunks := (n + itemChunk - 1) / itemChunk
 	parts := make([]part, chunks)
 	unit := 1 / float64(n)
+	invDx := 1 / dx
 	parallelChunks(n, func(ch, a, b int) {
 		p := part{bins: make([]float64, preBinCells)}
 		if spikes != nil {
 			p.spike = make([]float64, len(spikes.atoms))
 		}
+		// Two sets of bins, items alternating between them: consecutive
+		// items often land in the same bin, and one set would make each
+		// add wait for the last (the loop ran half as fast).
+		bins := p.bins[:preBinCells:preBinCells]
+		alt := altBins.Get().(*[preBinCells]float64)
+		defer altBins.Put(alt)
+		// The Weyl offsets of deround, stepped instead of recomputed:
+		// frac((i+1)φ) = frac(frac(iφ) + φ), to rounding.
+		wy := weyl(a)
+		var sum, sumSq float64
 		for i := a; i < b; i++ {
 			v, w := t[i], unit
 			if m != nil {
@@ -81,25 +99,51 @@ func preBin(t, m, cw []float64, delta float64, logDom bool, spikes *spikeSet) (w
 			if spikes != nil {
 				w = spikes.take(v, w, p.spike)
 			}
+			y := v
+			if delta > 0 {
+				floor := min(v, delta) / 2
+				y += delta * (wy - 0.5)
+				if y < floor {
+					y = floor
+				}
+			}
+			if wy += weylStep; wy >= 1 {
+				wy--
+			}
 			if w == 0 {
 				continue
 			}
-			p.sum += w
+			sum += w
 			if cw == nil {
-				p.sumSq += w * w
+				sumSq += w * w
 			} else if cw[i] > 0 {
-				p.sumSq += w * w / cw[i] // see kishCounts
+				sumSq += w * w / cw[i] // see kishCounts
 			}
-			y := deround(v, delta, i)
 			if logDom {
 				y = math.Log(y)
 			}
-			pos := min(max((y-lo)/dx, 0), preBinCells-1)
-			j := min(int(pos), preBinCells-2)
-			f := pos - float64(j)
-			p.bins[j] += w * (1 - f)
-			p.bins[j+1] += w * f
+			pos := (y - lo) * invDx
+			if pos < 0 {
+				pos = 0
+			}
+			j := int(pos)
+			if j > preBinCells-2 {
+				j = preBinCells - 2
+			}
+			f := min(pos-float64(j), 1)
+			if i&1 == 0 {
+				bins[j] += w * (1 - f)
+				bins[j+1] += w * f
+			} else {
+				alt[j] += w * (1 - f)
+				alt[j+1] += w * f
+			}
 		}
+		for j, v := range alt {
+			bins[j] += v
+		}
+		clear(alt[:])
+		p.sum, p.sumSq = sum, sumSq
 		parts[ch] = p
 	})
 	bins := make([]float64, preBinCells)

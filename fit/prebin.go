@@ -60,6 +60,17 @@ func preBin(t, m, cw []float64, delta float64, logDom bool, spikes *spikeSet) (w
 	if delta <= 0 {
 		lo, hi = tmin, tmax
 	}
+	// In the log domain, items go first into buckets of their float bits
+	// (2¹⁴ per binade, of relative width 6·10⁻⁵), without a logarithm per
+	// item; each bucket's mass is then spread over its extent in ln t and
+	// binned. 10⁷ logarithms were most of the time. (2¹² per binade moved
+	// ISJ's bandwidth by 3 % on 1.2M items: too coarse.)
+	base, buckets := 0, 0
+	if logDom && lo > 0 {
+		base = int(math.Float64bits(lo) >> bucketShift)
+		buckets = int(math.Float64bits(hi)>>bucketShift) - base + 1
+	}
+	bucketed := buckets > 0 && buckets <= 1<<20
 	if logDom {
 		lo, hi = math.Log(lo), math.Log(hi)
 	}
@@ -67,37 +78,49 @@ func preBin(t, m, cw []float64, delta float64, logDom bool, spikes *spikeSet) (w
 		hi = lo + 1 // all equal: the bandwidth rules say so
 	}
 	dx := (hi - lo) / (preBinCells - 1)
-	type part struct {
-		bins       []float64
-		spike      []float64
-		sum, sumSq float64
+	invDx := 1 / dx
+	size := preBinCells
+	if bucketed {
+		size = buckets
 	}
 	chunks := (n + itemChunk - 1) / itemChunk
-	parts := make([]part, chunks)
 	unit := 1 / float64(n)
-	invDx := 1 / dx
+	// Chunks are added up in chunk order as they finish (the sums then do
+	// not depend on the schedule), and their bins reused: a fresh set per
+	// chunk cost more in page faults than the binning.
+	acc := make([]float64, size)
+	var sum, sumSq float64
+	spikeSums := make([][]float64, chunks)
+	var mu sync.Mutex
+	turn := sync.NewCond(&mu)
+	next := 0
+	free := make(chan []float64, 2)
 	parallelChunks(n, func(ch, a, b int) {
-		p := part{bins: make([]float64, preBinCells)}
-		if spikes != nil {
-			p.spike = make([]float64, len(spikes.atoms))
+		var bins, spike []float64
+		select {
+		case bins = <-free:
+		default:
+			bins = make([]float64, size)
 		}
-		// Two sets of bins, items alternating between them: consecutive
-		// items often land in the same bin, and one set would make each
-		// add wait for the last (the loop ran half as fast).
-		bins := p.bins[:preBinCells:preBinCells]
+		if spikes != nil {
+			spike = make([]float64, len(spikes.atoms))
+		}
+		// Two sets of cells, items alternating between them: consecutive
+		// items often land in the same cell, and one set would make each
+		// add wait for the last.
 		alt := altBins.Get().(*[preBinCells]float64)
 		defer altBins.Put(alt)
 		// The Weyl offsets of deround, stepped instead of recomputed:
 		// frac((i+1)φ) = frac(frac(iφ) + φ), to rounding.
 		wy := weyl(a)
-		var sum, sumSq float64
+		var psum, psumSq float64
 		for i := a; i < b; i++ {
 			v, w := t[i], unit
 			if m != nil {
 				w = m[i]
 			}
 			if spikes != nil {
-				w = spikes.take(v, w, p.spike)
+				w = spikes.take(v, w, spike)
 			}
 			y := v
 			if delta > 0 {
@@ -113,24 +136,20 @@ func preBin(t, m, cw []float64, delta float64, logDom bool, spikes *spikeSet) (w
 			if w == 0 {
 				continue
 			}
-			sum += w
+			psum += w
 			if cw == nil {
-				sumSq += w * w
+				psumSq += w * w
 			} else if cw[i] > 0 {
-				sumSq += w * w / cw[i] // see kishCounts
+				psumSq += w * w / cw[i] // see kishCounts
+			}
+			if bucketed {
+				bins[int(math.Float64bits(y)>>bucketShift)-base] += w
+				continue
 			}
 			if logDom {
 				y = math.Log(y)
 			}
-			pos := (y - lo) * invDx
-			if pos < 0 {
-				pos = 0
-			}
-			j := int(pos)
-			if j > preBinCells-2 {
-				j = preBinCells - 2
-			}
-			f := min(pos-float64(j), 1)
+			j, f := cellOf(y, lo, invDx)
 			if i&1 == 0 {
 				bins[j] += w * (1 - f)
 				bins[j+1] += w * f
@@ -139,26 +158,52 @@ func preBin(t, m, cw []float64, delta float64, logDom bool, spikes *spikeSet) (w
 				alt[j+1] += w * f
 			}
 		}
-		for j, v := range alt {
-			bins[j] += v
+		if !bucketed {
+			for j, v := range alt {
+				bins[j] += v
+			}
+			clear(alt[:])
 		}
-		clear(alt[:])
-		p.sum, p.sumSq = sum, sumSq
-		parts[ch] = p
+		mu.Lock()
+		for next != ch {
+			turn.Wait()
+		}
+		for j, v := range bins {
+			acc[j] += v
+		}
+		sum += psum
+		sumSq += psumSq
+		spikeSums[ch] = spike
+		next++
+		turn.Broadcast()
+		mu.Unlock()
+		clear(bins)
+		select {
+		case free <- bins:
+		default:
+		}
 	})
-	bins := make([]float64, preBinCells)
-	var sum, sumSq float64
-	spikeSums := make([][]float64, chunks)
-	for ch, p := range parts {
-		for j, v := range p.bins {
-			bins[j] += v
-		}
-		sum += p.sum
-		sumSq += p.sumSq
-		spikeSums[ch] = p.spike
-	}
 	if spikes != nil {
 		spikes.setMasses(spikeSums)
+	}
+	bins := acc
+	if bucketed {
+		// Each bucket's mass spread evenly over its extent in ln t (at 4
+		// points, binned linearly): its items fill it about evenly, and a
+		// point mass per bucket would be a comb that ISJ resolves.
+		bins = make([]float64, preBinCells)
+		for k, v := range acc {
+			if v == 0 {
+				continue
+			}
+			from := math.Log(math.Float64frombits(uint64(base+k) << bucketShift))
+			to := math.Log(math.Float64frombits(uint64(base+k+1) << bucketShift))
+			for q := range bucketPoints {
+				j, f := cellOf(from+(float64(q)+0.5)*(to-from)/bucketPoints, lo, invDx)
+				bins[j] += v / bucketPoints * (1 - f)
+				bins[j+1] += v / bucketPoints * f
+			}
+		}
 	}
 	s := wsample{neff: float64(n)}
 	if m != nil || spikes != nil || cw != nil {
@@ -171,4 +216,25 @@ func preBin(t, m, cw []float64, delta float64, logDom bool, spikes *spikeSet) (w
 		}
 	}
 	return s, sum
+}
+
+// bucketPoints is how many points spread a bucket's mass.
+const bucketPoints = 4
+
+// bucketShift keeps the exponent and 14 mantissa bits of a float64: the
+// buckets of preBin's log domain.
+const bucketShift = 52 - 14
+
+// cellOf returns the pre-binning cell j below y and y's fraction of the
+// way to cell j+1 (linear binning), clamped to the grid.
+func cellOf(y, lo, invDx float64) (int, float64) {
+	pos := (y - lo) * invDx
+	if pos < 0 {
+		pos = 0
+	}
+	j := int(pos)
+	if j > preBinCells-2 {
+		j = preBinCells - 2
+	}
+	return j, min(pos-float64(j), 1)
 }

@@ -324,11 +324,11 @@ func TestReadParquetPlain(t *testing.T) {
 	}
 }
 
-// writeDurationParquet writes an Arrow duration[ms] column as Parquet
+// writeDurationParquet writes an Arrow duration column as Parquet
 // does (INT64) with the ARROW:schema metadata that restores the duration
 // type on reading, as pyarrow writes it (pqarrow cannot write durations
 // itself).
-func writeDurationParquet(t *testing.T, path string, ms []int64) {
+func writeDurationParquet(t *testing.T, path string, unit arrow.TimeUnit, ms []int64) {
 	t.Helper()
 	mem := memory.DefaultAllocator
 	b := array.NewInt64Builder(mem)
@@ -346,7 +346,7 @@ func writeDurationParquet(t *testing.T, path string, ms []int64) {
 	if err := fw.Write(rec); err != nil {
 		t.Fatal(err)
 	}
-	want := arrow.NewSchema([]arrow.Field{{Name: "wait", Type: &arrow.DurationType{Unit: arrow.Millisecond}}}, nil)
+	want := arrow.NewSchema([]arrow.Field{{Name: "wait", Type: &arrow.DurationType{Unit: unit}}}, nil)
 	if err := fw.AppendKeyValueMetadata("ARROW:schema", base64.StdEncoding.EncodeToString(flight.SerializeSchema(want, mem))); err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +361,7 @@ func writeDurationParquet(t *testing.T, path string, ms []int64) {
 func TestReadParquetDuration(t *testing.T) {
 	dir := t.TempDir()
 	ok := filepath.Join(dir, "dur.parquet")
-	writeDurationParquet(t, ok, []int64{1500, 2000, 250, 60000})
+	writeDurationParquet(t, ok, arrow.Millisecond, []int64{1500, 2000, 250, 60000})
 	s, rep, err := Read([]string{ok}, ReadOptions{Column: "wait", Unit: Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -369,8 +369,15 @@ func TestReadParquetDuration(t *testing.T) {
 	if want := []float64{1.5, 2, 0.25, 60}; !slices.Equal(s.Times, want) || rep.Used != 4 {
 		t.Errorf("times %v (used %d), want %v", s.Times, rep.Used, want)
 	}
+	// pandas timedeltas: duration[ns].
+	ns := filepath.Join(dir, "ns.parquet")
+	writeDurationParquet(t, ns, arrow.Nanosecond, []int64{1_500_000_000, 250_000_000})
+	s, _, err = Read([]string{ns}, ReadOptions{Column: "wait"})
+	if want := []float64{1.5, 0.25}; err != nil || !slices.Equal(s.Times, want) {
+		t.Errorf("duration[ns]: times %v, %v; want %v", s.Times, err, want)
+	}
 	bad := filepath.Join(dir, "neg.parquet")
-	writeDurationParquet(t, bad, []int64{1500, -2000})
+	writeDurationParquet(t, bad, arrow.Millisecond, []int64{1500, -2000})
 	_, _, err = Read([]string{bad}, ReadOptions{Column: "wait"})
 	if want := bad + `: row group 0, row 2, column "wait": negative duration: -2s`; err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %s", err, want)

@@ -375,36 +375,11 @@ func (r *pqReader) readPlain(f *pqFile, rg int, p *plan, b *batch) (ok bool, err
 	case *file.Float64ColumnChunkReader:
 		read = func(into []float64) (int64, int, error) { return cr.ReadBatch(int64(len(into)), into, defs, nil) }
 	case *file.Float32ColumnChunkReader:
-		buf := make([]float32, pqBatchRows)
-		read = func(into []float64) (int64, int, error) {
-			rows, vals, err := cr.ReadBatch(int64(len(into)), buf, defs, nil)
-			for i, v := range buf[:vals] {
-				into[i] = float64(v)
-			}
-			return rows, vals, err
-		}
+		read = widening(cr.ReadBatch, defs, 0)
 	case *file.Int64ColumnChunkReader:
-		buf := make([]int64, pqBatchRows)
-		ns := f.durNs[roleDur]
-		read = func(into []float64) (int64, int, error) {
-			rows, vals, err := cr.ReadBatch(int64(len(into)), buf, defs, nil)
-			for i, v := range buf[:vals] {
-				into[i] = float64(v)
-				if ns > 0 { // an Arrow duration: seconds as the general path makes them
-					into[i] = float64(v*ns) / 1e9
-				}
-			}
-			return rows, vals, err
-		}
+		read = widening(cr.ReadBatch, defs, f.durNs[roleDur])
 	case *file.Int32ColumnChunkReader:
-		buf := make([]int32, pqBatchRows)
-		read = func(into []float64) (int64, int, error) {
-			rows, vals, err := cr.ReadBatch(int64(len(into)), buf, defs, nil)
-			for i, v := range buf[:vals] {
-				into[i] = float64(v)
-			}
-			return rows, vals, err
-		}
+		read = widening(cr.ReadBatch, defs, 0)
 	default:
 		return false, nil
 	}
@@ -438,6 +413,24 @@ func (r *pqReader) readPlain(f *pqFile, rg int, p *plan, b *batch) (ok bool, err
 	}
 	b.times, b.read, b.used = dst, n, n
 	return true, nil
+}
+
+// widening returns a readPlain reader for a column of E values: decoded
+// by readBatch into a buffer, then widened to float64. With ns > 0 the
+// values are an Arrow duration in units of ns nanoseconds, made seconds
+// as the general path makes them (float64(v·ns)/10⁹).
+func widening[E int32 | int64 | float32](readBatch func(int64, []E, []int16, []int16) (int64, int, error), defs []int16, ns int64) func([]float64) (int64, int, error) {
+	buf := make([]E, pqBatchRows)
+	return func(into []float64) (int64, int, error) {
+		rows, vals, err := readBatch(int64(len(into)), buf, defs, nil)
+		for i, v := range buf[:vals] {
+			into[i] = float64(v)
+			if ns > 0 {
+				into[i] = float64(int64(v)*ns) / 1e9
+			}
+		}
+		return rows, vals, err
+	}
 }
 
 // read decodes row group rg of f into b. Errors about the data go to

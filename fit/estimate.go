@@ -357,7 +357,7 @@ func (d *Density) smooth(t, m, cw []float64, opt Options) error {
 	// (prebin.go), and the mass left for the smooth part.
 	var ws wsample
 	var contMass float64
-	if n > preBinAbove && opt.Method != "histogram" {
+	if n > preBinAbove && opt.Method != "histogram" && logDom {
 		ws, contMass = preBin(t, m, cw, delta, logDom, spikes)
 	} else {
 		if spikes != nil {

@@ -9,9 +9,11 @@ import (
 //
 // Above preBinAbove settled items, smooth does not materialise the
 // transformed times and their masses (two more arrays the size of the
-// sample): one pass on all cores transforms each item (de-rounding, ln t
-// in the log domain), takes the spikes' shares, and bins it linearly on a
-// grid of preBinCells cells spanning the data. The bandwidth rules and the
+// sample) in the log domain: one pass on all cores de-rounds each item,
+// takes the spikes' shares, and bins it on a grid of preBinCells cells
+// spanning the data in ln t. (The linear domains are fitted item by item:
+// 2¹⁶ cells over a range of hours are too coarse against their
+// bandwidths of hundredths of a second.) The bandwidth rules and the
 // KDE then run on the weighted sample of the cells' centres, with the
 // effective sample size of the items themselves. Linear binning moves an
 // item by less than a cell, range/65535 (2·10⁻⁴ for data spanning 1 ms to

@@ -32,9 +32,9 @@ import (
 // data do not alias (one or two whole seconds per cell). Of the flagged
 // cells, the one with the largest excess mass is kept first, then the
 // next that does not overlap a kept one, and so on; the widest cells
-// catch a spike whole. A spike's excess (c − μ)/c of each item in its cell
-// leaves the smooth part and becomes an Atom of Width > 0 spread evenly
-// over the 5 % to 95 % range of the cell's items.
+// catch a spike whole. The mass above the background around the cell
+// leaves the smooth part (spikeSet) and becomes an Atom of Width > 0,
+// spread evenly over the 5 % to 95 % range of that mass.
 const SpikeMinRatio = 3.0
 
 // spikeCells are the cell widths in ln t; the widest is about 4 % of t.
@@ -56,21 +56,44 @@ type spikeCell struct {
 	p      float64 // P(Poisson(μ) ≥ c)
 }
 
-// spikeSet is the spikes found and the cells of t whose items they take
-// a share of.
+// spikeSet is the spikes found and, for each, the region of t whose items
+// give it a share.
+//
+// A spike takes the mass above the smooth background: over its region
+// (its cell and one more on each side, for the tails), in spikeSub
+// sub-cells per cell, an item keeps the share bg/c of its sub-cell, where c
+// is the sub-cell's count and bg the background there, the least-squares
+// line through the counts of the cells 2 to 5 away on each side (all from
+// the screened sample). What stays in the smooth part then follows that
+// line across the region: scaling every item in the cell by one factor
+// left the spike's own shape, shrunk, which ISJ resolved on 10⁷ items
+// (bandwidth 0.0036 on the payments generator's 10M rows, against 0.013
+// with the spike's stretch left out of the data).
 type spikeSet struct {
-	atoms  []Atom    // Width and T set; Mass set by take's callers
-	lo, hi []float64 // cell bounds, seconds, [lo, hi)
-	share  []float64 // share of each item in the cell that is the spike's
+	atoms  []Atom // Width and T set; Mass set by take's callers
+	region []spikeRegion
 }
+
+// spikeRegion is where one spike takes its share.
+type spikeRegion struct {
+	lo, hi float64   // bounds in t, [lo, hi)
+	lnLo   float64   // ln lo
+	perLn  float64   // sub-cells per unit of ln t
+	keep   []float64 // share an item keeps, by sub-cell
+}
+
+// spikeSub is the number of sub-cells per cell of a spike's region.
+const spikeSub = 16
 
 // take returns what is left of mass w of an item at v once the spikes
 // have their share, and adds each spike's share to sum[k].
 func (s *spikeSet) take(v, w float64, sum []float64) float64 {
-	for k := range s.lo {
-		if v >= s.lo[k] && v < s.hi[k] {
-			sum[k] += w * s.share[k]
-			w *= 1 - s.share[k]
+	for k := range s.region {
+		r := &s.region[k]
+		if v >= r.lo && v < r.hi {
+			j := min(max(int((math.Log(v)-r.lnLo)*r.perLn), 0), len(r.keep)-1)
+			sum[k] += w * (1 - r.keep[j])
+			w *= r.keep[j]
 		}
 	}
 	return w
@@ -113,10 +136,11 @@ func (s *spikeSet) setMasses(part [][]float64) {
 // 1/len(t) each) and count weights k (nil: 1 each; an item partly taken by
 // an exact atom counts for the share left in the smooth part), at data
 // resolution delta. Items at t ≤ 0 are never in a spike. For n > 2¹⁸ the
-// cells are tested on an evenly strided subsample of 2¹⁸ items (the
-// masses scaled to the whole); the spikes' extents come from the
-// subsample too. It returns nil when there are no spikes; the spikes'
-// masses are set when their share is taken (spikeSet.apply, preBin).
+// cells are tested, and the regions' shares and the spikes' extents
+// (the 5 % to 95 % range of the mass they take) measured, on an evenly
+// strided subsample of 2¹⁸ items (the masses scaled to the whole). It
+// returns nil when there are no spikes; the spikes' masses are set when
+// their share is taken (spikeSet.apply, preBin).
 func findSpikes(t, m, k []float64, delta float64) *spikeSet {
 	n := len(t)
 	if n < AtomMinCount {
@@ -144,25 +168,94 @@ func findSpikes(t, m, k []float64, delta float64) *spikeSet {
 	}
 	s := &spikeSet{}
 	for _, c := range flagSpikeCells(st, sm, sk, delta) {
-		lo, hi := math.Exp(c.lo), math.Exp(c.hi)
-		var in []float64
-		for _, v := range st {
-			if v >= lo && v < hi {
-				in = append(in, v)
-			}
+		if r, atom, ok := spikeRegionOf(c, st, sm, sk); ok {
+			s.atoms = append(s.atoms, atom)
+			s.region = append(s.region, r)
 		}
-		if len(in) == 0 {
-			continue
-		}
-		slices.Sort(in)
-		from, to := in[int(0.05*float64(len(in)-1))], in[int(math.Ceil(0.95*float64(len(in)-1)))]
-		s.atoms = append(s.atoms, Atom{T: to, Width: to - from})
-		s.lo, s.hi, s.share = append(s.lo, lo), append(s.hi, hi), append(s.share, c.share)
 	}
 	if len(s.atoms) == 0 {
 		return nil
 	}
 	return s
+}
+
+// spikeRegionOf measures the region around flagged cell c on the sample
+// (t, masses m, count weights k): the share each sub-cell keeps (see
+// spikeSet) and the spike's extent. It reports false when no mass stands
+// above the background there.
+func spikeRegionOf(c spikeCell, t, m, k []float64) (spikeRegion, Atom, bool) {
+	w := c.hi - c.lo // cell width in ln t
+	const near, far = 1, 5
+	lnLo := c.lo - near*w
+	nsub := (2*near + 1) * spikeSub
+	cnt := make([]float64, nsub)
+	mass := make([]float64, nsub)
+	var cells [2*far + 1]float64 // counts by offset −far…far from c
+	lo, hi := math.Exp(c.lo-far*w), math.Exp(c.hi+far*w)
+	n := len(t)
+	for i, v := range t {
+		if v < lo || v >= hi {
+			continue
+		}
+		y := math.Log(v)
+		kw := 1.0
+		if k != nil {
+			kw = k[i]
+		}
+		off := int(math.Floor((y - c.lo) / w))
+		if off < -far || off > far {
+			continue
+		}
+		cells[off+far] += kw
+		if off >= -near && off <= near {
+			j := min(max(int((y-lnLo)/w*spikeSub), 0), nsub-1)
+			cnt[j] += kw
+			mass[j] += massOf(m, i, n)
+		}
+	}
+	// The background line a + b·x (count per cell at offset x, in cells)
+	// through the cells near+1…far away on each side.
+	var sx, sy, sxx, sxy, np float64
+	for off := -far; off <= far; off++ {
+		if off >= -near && off <= near {
+			continue
+		}
+		x, y := float64(off), cells[off+far]
+		sx, sy, sxx, sxy, np = sx+x, sy+y, sxx+x*x, sxy+x*y, np+1
+	}
+	b := (np*sxy - sx*sy) / (np*sxx - sx*sx)
+	a := (sy - b*sx) / np
+	r := spikeRegion{lo: math.Exp(lnLo), hi: math.Exp(c.hi + near*w), lnLo: lnLo, perLn: spikeSub / w, keep: make([]float64, nsub)}
+	taken := make([]float64, nsub)
+	total := 0.0
+	for j := range nsub {
+		x := -float64(near) - 0.5 + (float64(j)+0.5)/spikeSub // sub-cell centre, in cells from c's centre
+		bg := max(0, a+b*x) / spikeSub
+		r.keep[j] = 1
+		if cnt[j] > bg {
+			r.keep[j] = bg / cnt[j]
+		}
+		taken[j] = mass[j] * (1 - r.keep[j])
+		total += taken[j]
+	}
+	if total <= 0 {
+		return r, Atom{}, false
+	}
+	// The extent: where the taken mass passes 5 % and 95 %.
+	var cum float64
+	from, to := -1, nsub-1
+	for j, v := range taken {
+		cum += v
+		if from < 0 && cum >= 0.05*total {
+			from = j
+		}
+		if cum >= 0.95*total {
+			to = j
+			break
+		}
+	}
+	at := func(j int) float64 { return math.Exp(lnLo + float64(j)*w/spikeSub) }
+	return r, Atom{T: at(to + 1), Width: at(to+1) - at(from)}, true
 }
 
 // flagSpikeCells returns the cells of ln t that pass the spike rule, none

@@ -14,7 +14,6 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -96,10 +95,14 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Version: version(),
 		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
-				return &app.UsageError{Err: fmt.Errorf("unknown command %q (see pollfit --help)", c.Args().First())}
+			switch c.Args().First() {
+			case "", "help":
+				return cli.ShowAppHelp(c)
+			case "version":
+				cli.ShowVersion(c)
+				return nil
 			}
-			return cli.ShowAppHelp(c)
+			return &app.UsageError{Err: fmt.Errorf("unknown command %q (see pollfit --help)", c.Args().First())}
 		},
 		Commands: []*cli.Command{
 			planCommand(stdout, stderr),
@@ -114,6 +117,13 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	for _, c := range a.Commands {
 		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 			return &app.UsageError{Err: fmt.Errorf("%w (see pollfit %s --help)", err, c.Name)}
+		}
+		// No command takes arguments: a stray word is a flag gone wrong.
+		c.Before = func(ctx *cli.Context) error {
+			if ctx.Args().Present() {
+				return &app.UsageError{Err: fmt.Errorf("unexpected argument %q: options come as --name value (see pollfit %s --help)", ctx.Args().First(), c.Name)}
+			}
+			return nil
 		}
 	}
 	return a
@@ -130,7 +140,7 @@ func inputFlags() []cli.Flag {
 		&cli.StringFlag{Name: "epoch", Usage: "numeric timestamps are epoch s or ms"},
 		&cli.StringFlag{Name: "status", Usage: "column of outcomes; any terminal outcome, failed included, is a settle"},
 		&cli.StringFlag{Name: "pending", Usage: "comma-separated --status values of items still pending (right-censored)"},
-		&cli.TimestampFlag{Name: "observed-at", Layout: time.RFC3339, Usage: "when observation ended (RFC 3339): the censoring age of pending rows without a duration"},
+		&cli.StringFlag{Name: "observed-at", Usage: "when observation ended (RFC 3339, or an epoch number with --epoch): the censoring age of pending rows without a duration"},
 		&cli.StringFlag{Name: "exclude-status", Usage: "comma-separated --status values whose rows are left out on purpose (counted)"},
 		&cli.StringFlag{Name: "segment", Usage: "column whose values are planned separately (e.g. payment method)"},
 		&cli.BoolFlag{Name: "binned", Usage: "rows are bins: lower, upper, count[, censored] (see docs/scale.md)"},
@@ -180,8 +190,12 @@ func inputOf(c *cli.Context, stderr io.Writer, withBundled bool) (app.Input, err
 			Binned:        c.Bool("binned"),
 		},
 	}
-	if t := c.Timestamp("observed-at"); t != nil {
-		in.Read.ObservedAt = *t
+	if s := c.String("observed-at"); s != "" {
+		t, err := fit.ParseTime(s, epoch)
+		if err != nil {
+			return app.Input{}, app.Usagef("--observed-at: %v", err)
+		}
+		in.Read.ObservedAt = t
 	}
 	if f, ok := stderr.(*os.File); ok && !in.Quiet {
 		in.Read.Progress = fit.TerminalProgress(f)

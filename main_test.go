@@ -35,6 +35,16 @@ var cliCases = []struct {
 	{"compare_poll_cost", "compare|-i|fixtures/payments.csv|-c|settle_s|--poll-cost|0.5", 2},
 	{"sweep_payments", "sweep|-i|fixtures/payments.csv|-c|settle_s|--budgets|20..80:3|--families|exp,fixed|--phases|exact|-s|before|-q", 0},
 	{"sweep_bad_budgets", "sweep|-i|fixtures/payments.csv|-c|settle_s|--budgets|80..20", 2},
+	// Usage errors: said before any row is read (no "read … rows" line).
+	{"fit_bad_bandwidth", "fit|-i|fixtures/payments.csv|-c|settle_s|--bandwidth|wide", 2},
+	{"fit_dist_and_input", "fit|--dist|lognormal:mu=1,sigma=1|-i|fixtures/payments.csv|-c|settle_s", 2},
+	{"fit_stray_argument", "fit|-i|fixtures/payments.csv|-c|settle_s|settle_s", 2},
+	{"fit_pending_without_status", "fit|-i|fixtures/payments.csv|-c|settle_s|--pending|pending", 2},
+	{"fit_bad_plot", "fit|-i|fixtures/payments.csv|-c|settle_s|--plot|fit.gif", 2},
+	{"plan_bad_horizon", "plan|--budget|40|--horizon|9x", 2},
+	{"unknown_command", "fitt", 2},
+	// A misspelt status value is reported.
+	{"fit_unmatched_pending", "fit|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pendin|-o|/dev/null", 0},
 }
 
 func TestCLIGolden(t *testing.T) {

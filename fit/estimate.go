@@ -127,6 +127,13 @@ func Estimate(s *Sample, opt Options) (*Density, error) {
 	return d, nil
 }
 
+// Check returns the ErrOption error Estimate would return for these
+// options, so that callers can report a typo before reading any data.
+func (o Options) Check() error {
+	_, err := o.resolve()
+	return err
+}
+
 func (o Options) resolve() (Options, error) {
 	if o.Grid == 0 {
 		o.Grid = DefaultGrid

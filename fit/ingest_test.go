@@ -658,3 +658,24 @@ func TestBinnedFit(t *testing.T) {
 		}
 	}
 }
+
+func TestParseTime(t *testing.T) {
+	want := time.Date(2025, 3, 2, 1, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		in    string
+		epoch Unit
+	}{
+		{"2025-03-02T01:00:00Z", 0}, {"2025-03-02 01:00:00", 0}, {"2025-03-02T02:00:00+01:00", 0},
+		{"1740877200", Second}, {"1740877200000", Millisecond}, {" 2025-03-02T01:00:00Z ", Second},
+	} {
+		got, err := ParseTime(c.in, c.epoch)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("ParseTime(%q, %v) = %v, %v; want %v", c.in, c.epoch, got, err, want)
+		}
+	}
+	for _, bad := range []string{"yesterday", "1740877200", ""} {
+		if _, err := ParseTime(bad, 0); !errors.Is(err, ErrBadTimestamp) {
+			t.Errorf("ParseTime(%q) error = %v, want ErrBadTimestamp", bad, err)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
+	"time"
 )
 
 // parseTimestamp parses an RFC 3339 timestamp to Unix nanoseconds without
@@ -17,6 +19,25 @@ func parseTimestamp(b []byte) (int64, error) {
 		return 0, badTimestamp(b)
 	}
 	return ns, nil
+}
+
+// ParseTime parses an instant as the timestamp columns are read: RFC 3339
+// with or without fractional seconds and zone (see parseTimestamp), or,
+// with epoch Second or Millisecond, an epoch number. Errors wrap
+// ErrBadTimestamp.
+func ParseTime(s string, epoch Unit) (time.Time, error) {
+	b := []byte(strings.TrimSpace(s))
+	if ns, ok := parseTimestampOK(b); ok {
+		return time.Unix(0, ns).UTC(), nil
+	}
+	if epoch == Second || epoch == Millisecond {
+		ns, err := parseEpoch(b, int64(epoch))
+		if err != nil {
+			return time.Time{}, err
+		}
+		return time.Unix(0, ns).UTC(), nil
+	}
+	return time.Time{}, badTimestamp(b)
 }
 
 func badTimestamp(b []byte) error {

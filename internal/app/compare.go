@@ -185,6 +185,9 @@ type budgetJSON struct {
 // Run derives the optimum, tunes the families to the same budget, scores
 // everything on the held-out items and prints one row per schedule.
 func (c Compare) Run(stdout, stderr io.Writer) error {
+	if err := c.Fit.Check(); err != nil {
+		return &UsageError{err}
+	}
 	b := c.Solve.Budget
 	if b.PollCost > 0 {
 		return Usagef("--poll-cost prices polls; compare needs a budget to tune the families to: give --budget N or --mean-polls M")

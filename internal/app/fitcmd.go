@@ -36,6 +36,15 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 	if err := checkOutputs(f.Out, f.Plot); err != nil {
 		return err
 	}
+	if err := f.Options.Check(); err != nil {
+		return &UsageError{err}
+	}
+	if f.MinSegmentRows < 0 {
+		return Usagef("--min-segment-rows %d: want a count ≥ 0", f.MinSegmentRows)
+	}
+	if f.Dist != "" && len(f.Input.Paths) > 0 {
+		return Usagef("--dist gives the distribution instead of data: give --dist or --input, not both")
+	}
 	var out fitJSON
 	if f.Dist != "" {
 		d, err := distDensity(f.Dist, f.Options)

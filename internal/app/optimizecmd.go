@@ -27,6 +27,9 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 	if err := checkOutputs(o.Out); err != nil {
 		return err
 	}
+	if err := o.Fit.Check(); err != nil {
+		return &UsageError{err}
+	}
 	if err := o.Solve.check(); err != nil {
 		return err
 	}

@@ -50,6 +50,9 @@ func (p Plan) Run(stdout, stderr io.Writer) error {
 	if err := checkOutputs(p.Out, p.Plot); err != nil {
 		return err
 	}
+	if err := p.Fit.Check(); err != nil {
+		return &UsageError{err}
+	}
 	if err := p.Solve.check(); err != nil {
 		return err
 	}

@@ -107,6 +107,9 @@ func (sw Sweep) Run(stdout, stderr io.Writer) error {
 	if err := checkOutputs(sw.Out, sw.Plot); err != nil {
 		return err
 	}
+	if err := sw.Fit.Check(); err != nil {
+		return &UsageError{err}
+	}
 	byMean := sw.MeanPolls != ""
 	if byMean == (sw.Budgets != "") {
 		return Usagef("give one of --budgets A..B[:N] (stuck polls) or --mean-polls-range A..B[:N]")

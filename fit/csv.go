@@ -96,6 +96,9 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 	br := bufio.NewReaderSize(r, 1<<16)
 	var src io.Reader = br
 	gzipped := false
+	if magic, _ := br.Peek(4); string(magic) == "PAR1" {
+		return &ParseError{File: name, RowGroup: -1, Err: errors.New("Parquet data read as CSV: give Parquet as a file named *.parquet or *.pq (not on stdin)")}
+	}
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
@@ -103,7 +106,7 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 		}
 		defer gz.Close()
 		src, gzipped = gzipSource{gz}, true
-	} else if strings.HasSuffix(strings.ToLower(name), ".gz") {
+	} else if magic, _ := br.Peek(1); len(magic) > 0 && strings.HasSuffix(strings.ToLower(name), ".gz") {
 		return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: named .gz but not gzip data", ErrCorrupt)}
 	}
 	f := &csvFile{p: p, name: name, delim: ','}

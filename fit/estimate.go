@@ -117,6 +117,9 @@ func Estimate(s *Sample, opt Options) (*Density, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fit: %w", err)
 	}
+	if s.Weights != nil && opt.Bandwidth == BandwidthISJ && d.BandwidthRule == BandwidthISJ {
+		d.warn("isj on binned input fits the lattice of the items spread over each bin (bandwidth %.3g); sj, the default for binned input, does not", d.Bandwidth)
+	}
 	if test != nil {
 		ll, floored := HoldoutLogLik(d, test)
 		d.HoldoutLogLik, d.HoldoutN = ll, test.Len()

@@ -679,3 +679,27 @@ func TestParseTime(t *testing.T) {
 		}
 	}
 }
+
+// TestReadMistakenInputs: Parquet on stdin (read as CSV), an empty .gz,
+// and a pending row whose status is not among the pending values each say
+// what went wrong.
+func TestReadMistakenInputs(t *testing.T) {
+	pq, err := os.ReadFile(writeTestParquet(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = ReadCSV(bytes.NewReader(pq), "stdin", ReadOptions{Column: "settle_s"})
+	if want := "stdin: Parquet data read as CSV: give Parquet as a file named *.parquet or *.pq (not on stdin)"; err == nil || err.Error() != want {
+		t.Errorf("Parquet on stdin: %v", err)
+	}
+	empty := filepath.Join(t.TempDir(), "e.csv.gz")
+	os.WriteFile(empty, nil, 0o644)
+	if _, _, err := Read([]string{empty}, ReadOptions{Column: "settle_s"}); !errors.Is(err, ErrNoRows) {
+		t.Errorf("empty .csv.gz: %v, want ErrNoRows", err)
+	}
+	in := "created_at,settled_at,status\n2025-03-01T00:00:00Z,2025-03-01T00:00:05Z,succeeded\n2025-03-01T00:00:00Z,,pending\n"
+	_, _, err = ReadCSV(strings.NewReader(in), "x.csv", ReadOptions{Start: "created_at", End: "settled_at", Status: "status", Pending: []string{"pendng"}})
+	if want := `x.csv: row 3, column "settled_at": empty value, and status "pending" is not a pending one (pendng)`; err == nil || err.Error() != want {
+		t.Errorf("misspelt pending: %v\nwant %s", err, want)
+	}
+}

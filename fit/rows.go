@@ -275,7 +275,10 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 				return roleEnd, err
 			}
 		case p.names[roleStatus] != "" && !pending:
-			return roleEnd, ErrEmptyValue
+			if len(p.pending) == 0 {
+				return roleEnd, fmt.Errorf("%w, and no pending status values are given (--pending)", ErrEmptyValue)
+			}
+			return roleEnd, fmt.Errorf("%w, and status %q is not a pending one (%s)", ErrEmptyValue, trimSpace(c[roleStatus].b), strings.Join(p.pending, ", "))
 		case !p.hasObserved:
 			return roleEnd, ErrNoObservation
 		default:

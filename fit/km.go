@@ -88,7 +88,18 @@ func kaplanMeier(s *Sample) (km *KaplanMeier, times, mass []float64) {
 	}
 	ev, mass = sortFloats(ev, makeBig[float64](len(ev), len(ev)))
 	slices.Sort(ce)
-	km = &KaplanMeier{}
+	// One entry per distinct event time: 10⁶ of them for 10⁷ items at
+	// millisecond resolution, so size the table once.
+	distinct := 0
+	for i, t := range ev {
+		if i == 0 || t != ev[i-1] {
+			distinct++
+		}
+	}
+	km = &KaplanMeier{
+		T: make([]float64, 0, distinct), Survival: make([]float64, 0, distinct), StdErr: make([]float64, 0, distinct),
+		AtRisk: make([]float64, 0, distinct), Events: make([]float64, 0, distinct),
+	}
 	atRisk := float64(n)
 	var st kmStep
 	for i, c := 0, 0; i < len(ev); {

@@ -72,6 +72,32 @@ func Plot(d *Density, s *Sample, path string) error {
 		}
 	}
 	addLine(dens, pdf, color.RGBA{R: 200, A: 255}, "estimate")
+	// Atoms as vertical lines up to the curve's peak, spikes as the
+	// rectangles of their even spread.
+	peak := 0.0
+	for _, p := range pdf {
+		peak = max(peak, p.Y)
+	}
+	for _, a := range d.Atoms {
+		if !xOf(a.T) {
+			continue
+		}
+		var xy plotter.XYs
+		if a.Width > 0 {
+			from := a.T - a.Width
+			h := a.Mass / a.Width
+			if logX {
+				h *= from + a.Width/2
+			}
+			xy = plotter.XYs{{X: from, Y: 0}, {X: from, Y: h}, {X: a.T, Y: h}, {X: a.T, Y: 0}}
+		} else {
+			xy = plotter.XYs{{X: a.T, Y: 0}, {X: a.T, Y: peak}}
+		}
+		addLine(dens, xy, color.RGBA{R: 120, B: 160, A: 255}, a.Kind()+" "+a.String())
+	}
+	if len(d.Atoms) > 0 && peak > 0 {
+		dens.Y.Max = 1.5 * peak // a spike's bar may be far taller: cut, not squash the curve
+	}
 
 	sp := plot.New()
 	sp.X.Label.Text = "settle time (s)"
@@ -103,19 +129,30 @@ func Plot(d *Density, s *Sample, path string) error {
 		} else {
 			p.X.Min = 0
 		}
-		p.X.Max = d.Horizon()
+		p.X.Max = xMax(d)
 		p.Add(plotter.NewGrid())
 	}
 	return writePlots([]*plot.Plot{dens, sp, hp}, path, ext)
+}
+
+// xMax is where the plots end: the horizon, or, when the last 0.01 % of
+// the settled mass lands well before it (the default horizon reaches the
+// oldest pending item), twice that time, so the settles fill the plot.
+func xMax(d *Density) float64 {
+	H := d.Horizon()
+	last := d.CDFs[len(d.CDFs)-1]
+	for i, c := range d.CDFs {
+		if c >= last-1e-4 {
+			return min(H, max(2*d.T[i], d.T[1]))
+		}
+	}
+	return H
 }
 
 func title(d *Density) string {
 	t := fmt.Sprintf("%s, n=%d", d.Method, d.N)
 	if d.Domain != "" && d.Domain != "parametric" {
 		t += fmt.Sprintf(", %s domain, bandwidth %.3g", d.Domain, d.Bandwidth)
-	}
-	for _, a := range d.Atoms {
-		t += ", " + a.Kind() + " " + a.String()
 	}
 	if d.StuckShare > 0 {
 		t += fmt.Sprintf(", stuck %.2g%%", 100*d.StuckShare)

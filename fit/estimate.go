@@ -399,6 +399,13 @@ func (d *Density) smooth(t, m, cw []float64, opt Options) error {
 	}
 	slices.SortFunc(d.Atoms, func(a, b Atom) int { return cmp.Compare(a.T, b.T) })
 
+	if !(contMass > 1e-12) {
+		// The atoms took every settled item (five settles at one value):
+		// there is no smooth part to estimate.
+		d.fill(linGrid(H, opt.Grid), func(float64) (float64, float64) { return 0, 0 })
+		d.warn("every settled item is in an atom: no smooth part")
+		return nil
+	}
 	if opt.Method == "histogram" {
 		return d.histogram(t, m, contMass, opt)
 	}

@@ -118,3 +118,47 @@ func FuzzReadParquet(f *testing.F) {
 		}
 	})
 }
+
+// FuzzEstimate: any small sample (times from the bytes, in 10 ms steps,
+// every 7th censored when asked) is estimated without a panic, and the
+// result is a distribution: CDF nondecreasing within [0, 1], atoms' and
+// stuck masses in [0, 1].
+func FuzzEstimate(f *testing.F) {
+	f.Add([]byte{0, 10, 0, 20, 0, 30, 1, 0, 0, 10, 0, 10, 0, 10, 0, 10}, false, uint8(0))
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 1}, true, uint8(1))
+	f.Add([]byte("settle times of a deadline spike: zzzzzzzzzzzzzzzzzzzzzzzz"), true, uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, censor bool, dom uint8) {
+		if len(data) < 4 || len(data) > 4096 {
+			return
+		}
+		s := &Sample{}
+		for i := 0; i+1 < len(data); i += 2 {
+			s.Times = append(s.Times, float64(int(data[i])<<8|int(data[i+1]))/100)
+		}
+		if censor {
+			s.Censored = make([]bool, len(s.Times))
+			for i := range s.Censored {
+				s.Censored[i] = i%7 == 6
+			}
+		}
+		d, err := Estimate(s, Options{Domain: []string{DomainLog, DomainLinear, DomainReflect}[dom%3]})
+		if err != nil {
+			return // too few settles, all equal, …: an error, not a panic
+		}
+		prev := 0.0
+		for i, c := range d.CDFs {
+			if !(c >= prev-1e-12 && c <= 1+1e-12) {
+				t.Fatalf("CDF[%d] = %v after %v", i, c, prev)
+			}
+			prev = c
+		}
+		for _, a := range d.Atoms {
+			if !(a.Mass >= 0 && a.Mass <= 1+1e-12) || a.Width < 0 {
+				t.Fatalf("atom %+v", a)
+			}
+		}
+		if !(d.StuckShare >= 0 && d.StuckShare <= 1) {
+			t.Fatalf("stuck share %v", d.StuckShare)
+		}
+	})
+}

@@ -586,8 +586,8 @@ func TestReadWarnsUnmatchedStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		`no row has a pending status (pendin in column "status"): nothing is censored; check the status values`,
-		`no row has an excluded status (faild in column "status"): nothing was left out; check the status values`,
+		`no row has a pending status (pendin in column "status"): nothing is censored; values seen include failed, pending, succeeded`,
+		`no row has an excluded status (faild in column "status"): nothing was left out; values seen include failed, pending, succeeded`,
 	}
 	if !slices.Equal(rep.Warnings, want) || rep.Censored != 0 || rep.Used != 3 {
 		t.Errorf("warnings %q (censored %d, used %d), want %q", rep.Warnings, rep.Censored, rep.Used, want)

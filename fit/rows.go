@@ -169,9 +169,13 @@ type batch struct {
 	items                          float64
 	dropped                        [nReasons]int
 
-	lines int         // CSV lines consumed
-	err   *ParseError // first error, Row local to the batch
+	statuses []string    // distinct status values of every 64th row, at most maxStatuses
+	lines    int         // CSV lines consumed
+	err      *ParseError // first error, Row local to the batch
 }
+
+// maxStatuses bounds the status values kept for warnings.
+const maxStatuses = 8
 
 func (b *batch) reset() {
 	*b = batch{times: b.times[:0], seg: b.seg[:0], segIdx: b.segIdx}
@@ -250,6 +254,9 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 		st := trimSpace(c[roleStatus].b)
 		if !utf8.Valid(st) {
 			return roleStatus, fmt.Errorf("%w: found %q", ErrNotUTF8, st)
+		}
+		if (b.read <= 64 || b.read&63 == 1) && len(b.statuses) < maxStatuses && !slices.Contains(b.statuses, unsafeString(st)) {
+			b.statuses = append(b.statuses, string(st)) // a sample, for the warnings of merger.finish
 		}
 		if slices.Contains(p.exclude, unsafeString(st)) {
 			b.excluded++
@@ -438,10 +445,11 @@ func unsafeString(b []byte) string {
 
 // merger folds batches, in input order, into one Sample and Report.
 type merger struct {
-	s      Sample
-	rep    Report
-	segIdx map[string]int32
-	remap  []int32
+	s        Sample
+	statuses []string // status values seen in a sample of the rows
+	rep      Report
+	segIdx   map[string]int32
+	remap    []int32
 }
 
 // reserve makes room for n more items, so that appending them does not
@@ -524,6 +532,11 @@ func (m *merger) add(b *batch) {
 			m.s.Segment = append(m.s.Segment, m.remap[g])
 		}
 	}
+	for _, st := range b.statuses {
+		if len(m.statuses) < maxStatuses && !slices.Contains(m.statuses, st) {
+			m.statuses = append(m.statuses, st)
+		}
+	}
 	m.rep.Read += b.read
 	m.rep.Used += b.used
 	m.rep.Excluded += b.excluded
@@ -546,14 +559,19 @@ func (m *merger) finish(name string, opt ReadOptions) (*Sample, *Report, error) 
 	}
 	// A misspelt status value matches nothing, and its rows then count as
 	// settled (or not excluded) without a word: say so.
+	seen := ""
+	if len(m.statuses) > 0 {
+		slices.Sort(m.statuses)
+		seen = "; values seen include " + strings.Join(m.statuses, ", ")
+	}
 	if len(opt.Pending) > 0 && m.rep.Censored == 0 {
-		m.rep.warn("no row has a pending status (%s in column %q): nothing is censored; check the status values", strings.Join(opt.Pending, ", "), opt.Status)
+		m.rep.warn("no row has a pending status (%s in column %q): nothing is censored%s", strings.Join(opt.Pending, ", "), opt.Status, seen)
 	}
 	if !opt.ObservedAt.IsZero() && opt.Column != "" {
 		m.rep.warn("the observation time is not used: pending rows' ages come from the duration column %q", opt.Column)
 	}
 	if len(opt.ExcludeStatus) > 0 && m.rep.Excluded == 0 {
-		m.rep.warn("no row has an excluded status (%s in column %q): nothing was left out; check the status values", strings.Join(opt.ExcludeStatus, ", "), opt.Status)
+		m.rep.warn("no row has an excluded status (%s in column %q): nothing was left out%s", strings.Join(opt.ExcludeStatus, ", "), opt.Status, seen)
 	}
 	if m.rep.Used == 0 {
 		rep := m.rep

@@ -383,3 +383,22 @@ func TestReadParquetDuration(t *testing.T) {
 		t.Errorf("err = %v, want %s", err, want)
 	}
 }
+
+// TestReadHiveShadowed: a partition key in use that the files also have
+// as a column is read from the column, and said once.
+func TestReadHiveShadowed(t *testing.T) {
+	dir := t.TempDir()
+	for _, m := range []string{"card", "momo"} {
+		writeParquet(t, filepath.Join(dir, "method="+m, "part-0.parquet"), 1, []string{"settle_s", "method"}, map[string]any{
+			"settle_s": []float64{1, 2}, "method": []string{"wallet", "wallet"},
+		})
+	}
+	s, rep, err := Read([]string{dir}, ReadOptions{Column: "settle_s", Segment: "method"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`"method" is both a column of the files and a partition key (method=card/): the column is read`}
+	if !slices.Equal(rep.Warnings, want) || !slices.Equal(s.SegmentNames, []string{"wallet"}) {
+		t.Errorf("warnings %q, segments %v; want %q, [wallet]", rep.Warnings, s.SegmentNames, want)
+	}
+}

@@ -32,7 +32,8 @@ type pqFile struct {
 	rowGroup []int64 // rows per row group
 	// plain is set when the duration column alone is read and holds
 	// plain signed integers or floats: readPlain can decode it.
-	plain bool
+	plain   bool
+	columns []string // the file's top-level column names
 	// durNs is the unit in nanoseconds of each role's Arrow duration
 	// column, 0 for other types (see readAsInt64).
 	durNs [nRoles]int64
@@ -70,6 +71,7 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 			return err
 		}
 		files[i] = f
+		m.warnShadowed(f.columns, in.part, p.names)
 		for rg := range f.rowGroup {
 			units = append(units, &pqUnit{file: i, rg: rg, done: make(chan struct{})})
 		}
@@ -176,6 +178,7 @@ func openParquetLayout(in input, p *plan) (f *pqFile, err error) {
 	for _, sf := range fr.Manifest.Fields {
 		names = append(names, sf.Field.Name)
 	}
+	f.columns = names
 	for r := range nRoles {
 		f.leaf[r] = -1
 		name := p.names[r]

@@ -3,6 +3,7 @@ package fit
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -447,6 +448,7 @@ func unsafeString(b []byte) string {
 type merger struct {
 	s        Sample
 	statuses []string // status values seen in a sample of the rows
+	shadowed []string // partition keys warned about by warnShadowed
 	rep      Report
 	segIdx   map[string]int32
 	remap    []int32
@@ -553,6 +555,18 @@ func (m *merger) add(b *batch) {
 }
 
 // finish checks that something was read and returns the results.
+// warnShadowed warns, once per key, about a Hive partition key in use
+// (one of names) that the file also has as a column: the file's column is
+// read, and its values may not be the directory's.
+func (m *merger) warnShadowed(columns []string, part map[string]string, names [nRoles]string) {
+	for _, k := range slices.Sorted(maps.Keys(part)) {
+		if slices.Contains(names[:], k) && slices.Contains(columns, k) && !slices.Contains(m.shadowed, k) {
+			m.shadowed = append(m.shadowed, k)
+			m.rep.warn("%q is both a column of the files and a partition key (%s=%s/): the column is read", k, k, part[k])
+		}
+	}
+}
+
 func (m *merger) finish(name string, opt ReadOptions) (*Sample, *Report, error) {
 	if m.rep.Dropped == nil {
 		m.rep.Dropped = map[string]int{} // "dropped": {} in JSON, not null

@@ -2,12 +2,17 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -159,5 +164,66 @@ func TestCLIDoc(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), b.String()); diff != "" {
 		t.Errorf("%s is stale; run go test . -run CLIDoc -update (-file +help):\n%s", path, diff)
+	}
+}
+
+// TestBinnedPlanMatchesRaw: the payments fixture binned into 1 s bins (as
+// the GROUP BY of docs/scale.md gives it) plans the same schedule as its
+// raw rows, at the budgets of "now" and at a tight one (issue 3).
+func TestBinnedPlanMatchesRaw(t *testing.T) {
+	raw, err := os.ReadFile("fixtures/payments.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(raw)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type bin struct{ count, cens int }
+	bins := map[int]*bin{}
+	col := slices.Index(rows[0], "settle_s")
+	st := slices.Index(rows[0], "status")
+	for _, r := range rows[1:] {
+		v, err := strconv.ParseFloat(r[col], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := int(math.Floor(v))
+		if bins[k] == nil {
+			bins[k] = &bin{}
+		}
+		bins[k].count++
+		if r[st] == "pending" {
+			bins[k].cens++
+		}
+	}
+	var b strings.Builder
+	b.WriteString("lower,upper,count,censored\n")
+	for _, k := range slices.Sorted(maps.Keys(bins)) {
+		fmt.Fprintf(&b, "%d,%d,%d,%d\n", k, k+1, bins[k].count, bins[k].cens)
+	}
+	binned := filepath.Join(t.TempDir(), "binned.csv")
+	if err := os.WriteFile(binned, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := func(args ...string) string {
+		stdout, stderr, code := runCLI(t, append(args, "--format", "json", "--quiet")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var out struct {
+			Schedule struct{ Spec string } `json:"schedule"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Schedule.Spec
+	}
+	for _, budget := range [][]string{{"--budget", "152", "--mean-polls", "19"}, {"--budget", "40"}} {
+		r := spec(append([]string{"plan", "-i", "fixtures/payments.csv", "-c", "settle_s", "--status", "status", "--pending", "pending"}, budget...)...)
+		bn := spec(append([]string{"plan", "-i", binned, "--binned"}, budget...)...)
+		if r != bn || r == "" {
+			t.Errorf("budget %v: raw plans %q, binned %q", budget, r, bn)
+		}
 	}
 }

@@ -51,7 +51,6 @@ const spikeMinCell = 10
 // spikeCell is a cell of ln t flagged by the spike rule.
 type spikeCell struct {
 	lo, hi float64 // ln t bounds, [lo, hi)
-	share  float64 // (c − μ)/c: the share of the cell's items in the spike
 	excess float64 // the spike's mass
 	p      float64 // P(Poisson(μ) ≥ c)
 }
@@ -316,7 +315,7 @@ func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 				if mu > 0 {
 					p = mathext.GammaIncReg(cnt[j], mu)
 				}
-				flagged = append(flagged, spikeCell{lo: lo, hi: lo + c, share: share, excess: mass[j] * share, p: p})
+				flagged = append(flagged, spikeCell{lo: lo, hi: lo + c, excess: mass[j] * share, p: p})
 			}
 		}
 	}

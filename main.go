@@ -298,6 +298,9 @@ func solveOf(c *cli.Context) (app.Solve, error) {
 	}, nil
 }
 
+// distFlag is --dist, of the commands that can work from a model alone.
+var distFlag = &cli.StringFlag{Name: "dist", Usage: "a parametric `MODEL` instead of data, e.g. lognormal:mu=2,sigma=1 or weibull:k=1.5,lambda=30"}
+
 // fitFlags are the density-estimation flags; prefix is "fit-" where
 // --method means the solver's method.
 func fitFlags(prefix string) []cli.Flag {
@@ -307,7 +310,6 @@ func fitFlags(prefix string) []cli.Flag {
 		&cli.StringFlag{Name: "domain", Usage: "where the KDE smooths: log, linear or reflect", DefaultText: fit.DefaultDomain},
 		&cli.StringFlag{Name: "atoms", Value: "auto", Usage: "point masses (instant settles, batch boundaries) and deadline spikes, kept apart from the smooth density: auto or off"},
 		&cli.IntFlag{Name: "grid", Usage: "grid points of the density (at least 16)", DefaultText: strconv.Itoa(fit.DefaultGrid)},
-		&cli.StringFlag{Name: "dist", Usage: "a parametric `MODEL` instead of data, e.g. lognormal:mu=2,sigma=1 or weibull:k=1.5,lambda=30"},
 	}
 }
 
@@ -333,9 +335,10 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:  "plan",
 		Usage: "fit settle times, derive the optimal schedule under a budget and compare it with the reference schedules",
-		UsageText: "pollfit plan [--input FILE --column NAME] (--budget N | --mean-polls M) [--horizon 15m] [--phases K] [--format table|json]\n" +
-			"   without --input: the bundled Julia CI job durations, --horizon 2h --budget 120",
+		UsageText: "pollfit plan [--input FILE --column NAME | --dist MODEL] (--budget N | --mean-polls M) [--horizon 15m] [--phases K] [--format table|json]\n" +
+			"   without --input or --dist: the bundled Julia CI job durations, --horizon 2h --budget 120",
 		Flags: flags(inputFlags(), solveFlags(), fitFlags("fit-"), []cli.Flag{
+			distFlag,
 			&cli.StringFlag{Name: "at", Value: "30s,2m,15m", Usage: "count polls made by these ages"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table or json"},
 			&cli.Float64Flag{Name: "holdout", Value: 0.3, Usage: "share of rows held out: fit on the rest, score on these"},
@@ -350,7 +353,7 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if len(in.Paths) == 0 {
+			if len(in.Paths) == 0 && c.String("dist") == "" {
 				if !c.IsSet("horizon") {
 					c.Set("horizon", bundledPreset.horizon)
 				}
@@ -364,6 +367,7 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 			}
 			return app.Plan{
 				Input:          in,
+				Dist:           c.String("dist"),
 				Fit:            fitOf(c, "fit-"),
 				Solve:          solve,
 				Ages:           c.String("at"),
@@ -385,6 +389,7 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 		Usage:     "estimate the settle-time distribution: density, CDF, survival, hazard, atoms, Kaplan–Meier",
 		UsageText: "pollfit fit --input FILE --column NAME [--method kde|histogram|lognormal|…] [-o density.json]",
 		Flags: flags(inputFlags(), fitFlags(""), []cli.Flag{
+			distFlag,
 			&cli.StringFlag{Name: "horizon", Usage: "last grid time: a duration such as 15m, or seconds; mass beyond it is the stuck share", DefaultText: "the largest time"},
 			&cli.Float64Flag{Name: "holdout", Usage: "share of rows held out to report the held-out log-likelihood"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the held-out split"},
@@ -425,6 +430,7 @@ func optimizeCommand(stdout, stderr io.Writer) *cli.Command {
 		Usage:     "derive the optimal schedule from a density, a model or data, as a schedule JSON document",
 		UsageText: "pollfit optimize (--density density.json | --dist MODEL | --input FILE --column NAME) (--budget N | --mean-polls M | --poll-cost S) [--horizon H] [--phases K] [-o schedule.json]",
 		Flags: flags(inputFlags(), solveFlags(), fitFlags("fit-"), []cli.Flag{
+			distFlag,
 			&cli.StringFlag{Name: "density", Usage: "a density JSON `FILE` written by pollfit fit"},
 			&cli.IntFlag{Name: "min-segment-rows", Value: 200, Usage: "fold segments with fewer rows into \"other\""},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the schedule JSON to `FILE` (default stdout)"},

@@ -48,6 +48,9 @@ var cliCases = []struct {
 	{"fit_bad_plot", "fit|-i|fixtures/payments.csv|-c|settle_s|--plot|fit.gif", 2},
 	{"plan_bad_horizon", "plan|--budget|40|--horizon|9x", 2},
 	{"unknown_command", "fitt", 2},
+	// A model instead of data: derived from it, scored on its quantiles.
+	{"plan_dist", "plan|--dist|lognormal:mu=1,sigma=0.8|--budget|30|--horizon|1m", 0},
+	{"plan_dist_and_input", "plan|--dist|lognormal:mu=1,sigma=0.8|-i|fixtures/payments.csv|-c|settle_s|--budget|30", 2},
 	// A misspelt status value is reported.
 	{"fit_unmatched_pending", "fit|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pendin|-o|/dev/null", 0},
 }

@@ -52,6 +52,11 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 			return err
 		}
 		out.Density = d
+		if f.Plot != "" {
+			if err := plotDensity(f.Plot, d, nil); err != nil {
+				return err
+			}
+		}
 	} else {
 		if len(f.Input.Paths) == 0 {
 			return Usagef("--input is required (or --dist MODEL for a parametric model)")

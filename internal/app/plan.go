@@ -18,6 +18,7 @@ import (
 // Plan settings: see the plan command's help.
 type Plan struct {
 	Input          Input
+	Dist           string // a parametric model instead of data (fit.ParseDist)
 	Fit            fit.Options
 	Solve          Solve
 	Ages           string // "30s,2m,15m"
@@ -66,6 +67,12 @@ func (p Plan) Run(stdout, stderr io.Writer) error {
 	if !(p.Holdout >= 0 && p.Holdout < 1) {
 		return Usagef("--holdout %v: want a share in [0, 1)", p.Holdout)
 	}
+	if p.Dist != "" {
+		if len(p.Input.Paths) > 0 {
+			return Usagef("--dist gives the distribution instead of data: give --dist or --input, not both")
+		}
+		return p.runModel(stdout, ages, labels)
+	}
 	sample, rep, err := p.Input.load(stderr)
 	if err != nil {
 		return err
@@ -75,18 +82,51 @@ func (p Plan) Run(stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "segments with fewer than %d rows folded into \"other\": %s\n", p.MinSegmentRows, strings.Join(folded, ", "))
 	}
 	var secs []*section
-	all, err := p.plan(export.AllSegment, sample, ages, labels)
+	all, err := p.plan(export.AllSegment, sample, nil, ages, labels)
 	if err != nil {
 		return err
 	}
 	secs = append(secs, all)
 	for i, name := range names {
-		s, err := p.plan(name, parts[i], ages, labels)
+		s, err := p.plan(name, parts[i], nil, ages, labels)
 		if err != nil {
 			return fmt.Errorf("segment %q: %w", name, err)
 		}
 		secs = append(secs, s)
 	}
+	return p.write(stdout, secs, rep)
+}
+
+// modelDraws is how many items plan scores a model's schedules on.
+const modelDraws = 20000
+
+// runModel plans for a parametric model (--dist): the schedule derived
+// from the model's density, scored on modelDraws of its quantiles
+// (Q((i+½)/n): an even sample of the model, with no random draws).
+func (p Plan) runModel(stdout io.Writer, ages []time.Duration, labels []string) error {
+	fo := p.Fit
+	fo.Horizon = horizonOf(p.Solve.Options).Seconds()
+	dist, err := fit.ParseDist(p.Dist)
+	if err != nil {
+		return Usagef("--dist: %w", err)
+	}
+	d := dist.Density(fo.Horizon, fo.Grid)
+	sample := &fit.Sample{Times: make([]float64, modelDraws)}
+	for i := range sample.Times {
+		sample.Times[i] = dist.Quantile((float64(i) + 0.5) / modelDraws)
+	}
+	sec, err := p.plan(export.AllSegment, sample, d, ages, labels)
+	if err != nil {
+		return err
+	}
+	sec.Note = fmt.Sprintf("scored on %d quantiles of %s", modelDraws, dist.String())
+	return p.write(stdout, []*section{sec}, nil)
+}
+
+// write writes the plan's sections: the schedule document (with -o), the
+// plot (with --plot), and the report.
+func (p Plan) write(stdout io.Writer, secs []*section, rep *fit.Report) error {
+	all := secs[0]
 	doc := export.Document{Schedule: all.Derived.Result.Schedule, Meta: planMeta(all)}
 	for _, s := range secs[1:] {
 		doc.Segments = append(doc.Segments, export.Segment{Name: s.Segment, Schedule: s.Derived.Result.Schedule, Meta: planMeta(s)})
@@ -112,11 +152,13 @@ func (p Plan) Run(stdout, stderr io.Writer) error {
 	return nil
 }
 
-// plan derives and scores the schedule of one segment.
-func (p Plan) plan(segment string, sample *fit.Sample, ages []time.Duration, labels []string) (*section, error) {
+// plan derives and scores the schedule of one segment; with d, from d
+// (a model's density), scored on all of sample.
+func (p Plan) plan(segment string, sample *fit.Sample, d *fit.Density, ages []time.Duration, labels []string) (*section, error) {
 	train, test := sample, sample
 	note := fmt.Sprintf("scored in-sample on all %d rows", sample.Len())
 	switch {
+	case d != nil:
 	case sample.Weights != nil:
 		// Binned input: its items are bins spread out, and holding some
 		// out would score the bins' own spread.
@@ -125,11 +167,13 @@ func (p Plan) plan(segment string, sample *fit.Sample, ages []time.Duration, lab
 		train, test = sample.Split(p.Holdout, p.Seed)
 		note = fmt.Sprintf("scored on %d held-out rows (%.0f%%, seed %d); fitted on %d", test.Len(), 100*p.Holdout, p.Seed, train.Len())
 	}
-	fo := p.Fit
-	fo.Horizon = horizonOf(p.Solve.Options).Seconds()
-	d, err := fit.Estimate(train, fo)
-	if err != nil {
-		return nil, err
+	if d == nil {
+		fo := p.Fit
+		fo.Horizon = horizonOf(p.Solve.Options).Seconds()
+		var err error
+		if d, err = fit.Estimate(train, fo); err != nil {
+			return nil, err
+		}
 	}
 	der, err := p.Solve.solve(d, true)
 	if err != nil {
@@ -208,13 +252,17 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 	if s.Segment != export.AllSegment {
 		title = "segment " + s.Segment
 	}
-	fmt.Fprintf(w, "== %s: %d rows", title, d.N)
-	if d.Censored > 0 {
-		fmt.Fprintf(w, " (%d censored)", d.Censored)
-	}
-	fmt.Fprintf(w, "; fit %s", d.Method)
-	if d.Bandwidth > 0 {
-		fmt.Fprintf(w, " (%s domain, bandwidth %.3g)", d.Domain, d.Bandwidth)
+	if p.Dist != "" {
+		fmt.Fprintf(w, "== model %s (given, not fitted)", p.Dist)
+	} else {
+		fmt.Fprintf(w, "== %s: %d rows", title, d.N)
+		if d.Censored > 0 {
+			fmt.Fprintf(w, " (%d censored)", d.Censored)
+		}
+		fmt.Fprintf(w, "; fit %s", d.Method)
+		if d.Bandwidth > 0 {
+			fmt.Fprintf(w, " (%s domain, bandwidth %.3g)", d.Domain, d.Bandwidth)
+		}
 	}
 	fmt.Fprintf(w, "; stuck share %.1f%%\n", 100*d.StuckShare)
 	for _, a := range d.Atoms {

@@ -158,7 +158,7 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 	if err := f.layout(header, part); err != nil {
 		return err
 	}
-	m.warnShadowed(header, part, p.names)
+	m.warnLayout(header, part, p)
 	headerLines := bytes.Count(data[:hdrEnd], []byte{'\n'})
 	rest := data[hdrEnd:]
 	if size > 0 && !gzipped && len(rest) > 0 {

@@ -703,3 +703,22 @@ func TestReadMistakenInputs(t *testing.T) {
 		t.Errorf("misspelt pending: %v\nwant %s", err, want)
 	}
 }
+
+// TestReadInputMistakes: a file named twice is read once, a missing file
+// says so, and a "status" column left unused is pointed out.
+func TestReadInputMistakes(t *testing.T) {
+	p := ingestPath("basic.csv")
+	_, rep, err := Read([]string{p, p, filepath.Join(ingestDir, "basic*.csv")}, ReadOptions{Column: "settle_s"})
+	if err != nil || rep.Files != 1 {
+		t.Errorf("basic.csv named three times: %d files read, %v; want 1", rep.Files, err)
+	}
+	missing := filepath.Join(ingestDir, "missing.csv")
+	if _, _, err := Read([]string{missing}, ReadOptions{Column: "settle_s"}); !errors.Is(err, ErrNoFiles) || err.Error() != "no input files: "+missing+" does not exist" {
+		t.Errorf("missing file: %v", err)
+	}
+	_, rep, err = Read([]string{ingestPath("payments_small.csv")}, ReadOptions{Column: "settle_s", DropInvalid: true})
+	want := `the input has a "status" column, but no status column is set (--status): every row counts as settled, pending ones included`
+	if err != nil || !slices.Contains(rep.Warnings, want) {
+		t.Errorf("unused status column: warnings %q, %v", rep.Warnings, err)
+	}
+}

@@ -71,7 +71,7 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 			return err
 		}
 		files[i] = f
-		m.warnShadowed(f.columns, in.part, p.names)
+		m.warnLayout(f.columns, in.part, p)
 		for rg := range f.rowGroup {
 			units = append(units, &pqUnit{file: i, rg: rg, done: make(chan struct{})})
 		}

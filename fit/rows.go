@@ -448,7 +448,7 @@ func unsafeString(b []byte) string {
 type merger struct {
 	s        Sample
 	statuses []string // status values seen in a sample of the rows
-	shadowed []string // partition keys warned about by warnShadowed
+	warned   []string // what warnLayout has warned about
 	rep      Report
 	segIdx   map[string]int32
 	remap    []int32
@@ -555,15 +555,21 @@ func (m *merger) add(b *batch) {
 }
 
 // finish checks that something was read and returns the results.
-// warnShadowed warns, once per key, about a Hive partition key in use
-// (one of names) that the file also has as a column: the file's column is
-// read, and its values may not be the directory's.
-func (m *merger) warnShadowed(columns []string, part map[string]string, names [nRoles]string) {
+// warnLayout warns, once per read, about what a file's columns suggest
+// was meant: a Hive partition key in use (one of p.names) that the file
+// also has as a column, whose values may not be the directory's; a
+// "status" column while no status column is set, so that pending rows
+// count as settled.
+func (m *merger) warnLayout(columns []string, part map[string]string, p *plan) {
 	for _, k := range slices.Sorted(maps.Keys(part)) {
-		if slices.Contains(names[:], k) && slices.Contains(columns, k) && !slices.Contains(m.shadowed, k) {
-			m.shadowed = append(m.shadowed, k)
+		if slices.Contains(p.names[:], k) && slices.Contains(columns, k) && !slices.Contains(m.warned, k) {
+			m.warned = append(m.warned, k)
 			m.rep.warn("%q is both a column of the files and a partition key (%s=%s/): the column is read", k, k, part[k])
 		}
+	}
+	if p.names[roleStatus] == "" && !p.opt.Binned && slices.Contains(columns, "status") && !slices.Contains(m.warned, "status") {
+		m.warned = append(m.warned, "status")
+		m.rep.warn(`the input has a "status" column, but no status column is set (--status): every row counts as settled, pending ones included`)
 	}
 }
 

@@ -124,6 +124,9 @@ func expand(paths []string) ([]input, error) {
 		}
 		for _, mpath := range matches {
 			st, err := os.Stat(mpath)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%w: %s does not exist", ErrNoFiles, mpath)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -169,7 +172,16 @@ func expand(paths []string) ([]input, error) {
 			}
 		}
 	}
-	return ins, nil
+	// A file named twice (a.csv and *.csv) is read once.
+	seen := map[string]bool{}
+	out := ins[:0]
+	for _, in := range ins {
+		if in.path == "-" || !seen[filepath.Clean(in.path)] {
+			seen[filepath.Clean(in.path)] = true
+			out = append(out, in)
+		}
+	}
+	return out, nil
 }
 
 func dataFileName(name string) bool {

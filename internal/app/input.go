@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,7 +77,13 @@ func (in Input) load(stderr io.Writer) (*fit.Sample, *fit.Report, error) {
 		return nil, nil, err
 	}
 	if !in.Quiet {
-		name := strings.Join(in.Paths, ", ")
+		names := slices.Clone(in.Paths)
+		for i, n := range names {
+			if n == "-" {
+				names[i] = "stdin" // as errors name it
+			}
+		}
+		name := strings.Join(names, ", ")
 		if name == "" {
 			name = in.Bundled.Name + " (bundled)"
 		}

@@ -431,9 +431,9 @@ func TestReadOptionsMisuse(t *testing.T) {
 		opt  ReadOptions
 		want string
 	}{
-		{ReadOptions{}, "set a duration column, or both start and end columns"},
-		{ReadOptions{Column: "a", Start: "b", End: "c"}, "set either a duration column or start and end columns, not both"},
-		{ReadOptions{Column: "a", Pending: []string{"p"}}, "pending and excluded values need a status column"},
+		{ReadOptions{}, "set a duration column, or both start and end columns (--column, or --start and --end)"},
+		{ReadOptions{Column: "a", Start: "b", End: "c"}, "set either a duration column or start and end columns (--column, or --start and --end), not both"},
+		{ReadOptions{Column: "a", Pending: []string{"p"}}, "pending and excluded values need a status column (--status)"},
 		{ReadOptions{Column: "a", Delimiter: '"'}, `delimiter '"': want one ASCII character other than a quote or line break`},
 		{ReadOptions{Column: "a", Status: "s", Pending: []string{"x"}, ExcludeStatus: []string{"x"}}, `status "x" is both pending and excluded`},
 	}

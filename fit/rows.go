@@ -132,15 +132,15 @@ func newPlan(opt ReadOptions) (*plan, error) {
 	} else {
 		switch {
 		case opt.Column != "" && (opt.Start != "" || opt.End != ""):
-			return nil, fmt.Errorf("%w: set either a duration column or start and end columns, not both", ErrOption)
+			return nil, fmt.Errorf("%w: set either a duration column or start and end columns (--column, or --start and --end), not both", ErrOption)
 		case opt.Column == "" && (opt.Start == "" || opt.End == ""):
-			return nil, fmt.Errorf("%w: set a duration column, or both start and end columns", ErrOption)
+			return nil, fmt.Errorf("%w: set a duration column, or both start and end columns (--column, or --start and --end)", ErrOption)
 		}
 		p.names[roleDur], p.names[roleStart], p.names[roleEnd] = opt.Column, opt.Start, opt.End
 	}
 	p.names[roleStatus], p.names[roleSegment] = opt.Status, opt.Segment
 	if (len(opt.Pending) > 0 || len(opt.ExcludeStatus) > 0) && opt.Status == "" {
-		return nil, fmt.Errorf("%w: pending and excluded values need a status column", ErrOption)
+		return nil, fmt.Errorf("%w: pending and excluded values need a status column (--status)", ErrOption)
 	}
 	// Sets of statuses are a few values: slices are faster than maps.
 	p.pending = slices.Compact(slices.Sorted(slices.Values(opt.Pending)))

@@ -94,7 +94,11 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 		if f.Dist != "" {
 			fmt.Fprintf(stderr, "model %s (given, not fitted): ", d.Method)
 		} else {
-			fmt.Fprintf(stderr, "fit %s on %d rows: ", d.Method, d.N)
+			unit := "rows"
+			if out.Input != nil && out.Input.Items > 0 {
+				unit = "items" // binned input: rows are bins
+			}
+			fmt.Fprintf(stderr, "fit %s on %d %s: ", d.Method, d.N, unit)
 		}
 		if d.Bandwidth > 0 {
 			fmt.Fprintf(stderr, "bandwidth %.4g, %s, ", d.Bandwidth, countAtoms(d.Atoms))

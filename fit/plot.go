@@ -51,9 +51,13 @@ func Plot(d *Density, s *Sample, path string) error {
 		dens.Y.Label.Text = "t·f(t): density of ln t"
 	}
 	dens.Title.Text = title(d)
+	histMax := 0.0
 	if s != nil {
 		if h := histogram(d, s, lo, logX); h != nil {
 			dens.Add(h)
+			for _, b := range h.Bins {
+				histMax = max(histMax, b.Weight)
+			}
 		}
 	}
 	var pdf, surv, haz plotter.XYs
@@ -72,12 +76,13 @@ func Plot(d *Density, s *Sample, path string) error {
 		}
 	}
 	addLine(dens, pdf, color.RGBA{R: 200, A: 255}, "estimate")
-	// Atoms as vertical lines up to the curve's peak, spikes as the
+	// Atoms as vertical lines the height of the plot, spikes as the
 	// rectangles of their even spread.
 	peak := 0.0
 	for _, p := range pdf {
 		peak = max(peak, p.Y)
 	}
+	top := max(peak, histMax)
 	for _, a := range d.Atoms {
 		if !xOf(a.T) {
 			continue
@@ -91,12 +96,12 @@ func Plot(d *Density, s *Sample, path string) error {
 			}
 			xy = plotter.XYs{{X: from, Y: 0}, {X: from, Y: h}, {X: a.T, Y: h}, {X: a.T, Y: 0}}
 		} else {
-			xy = plotter.XYs{{X: a.T, Y: 0}, {X: a.T, Y: peak}}
+			xy = plotter.XYs{{X: a.T, Y: 0}, {X: a.T, Y: top}}
 		}
 		addLine(dens, xy, color.RGBA{R: 120, B: 160, A: 255}, a.Kind()+" "+a.String())
 	}
-	if len(d.Atoms) > 0 && peak > 0 {
-		dens.Y.Max = 1.5 * peak // a spike's bar may be far taller: cut, not squash the curve
+	if top > 0 {
+		dens.Y.Max = 1.05 * top // a spike's spread may be far taller: cut, not squash the curve
 	}
 
 	sp := plot.New()

@@ -368,7 +368,7 @@ func (d *Density) smooth(t, m, cw []float64, opt Options) error {
 	var ws wsample
 	var contMass float64
 	if n > preBinAbove && opt.Method != "histogram" && logDom {
-		ws, contMass = preBin(t, m, cw, delta, logDom, spikes)
+		ws, contMass = preBin(t, m, cw, delta, spikes)
 	} else {
 		if spikes != nil {
 			m = spikes.apply(t, m)

@@ -23,10 +23,6 @@ import (
 // samples are used item by item, as R's density() does.
 const preBinCells = 1 << 16
 
-// altBins holds the second set of bins of a preBin chunk (cleared when
-// put back), so that each chunk does not fault in fresh memory for it.
-var altBins = sync.Pool{New: func() any { return new([preBinCells]float64) }}
-
 // preBinAbove is a variable only so that tests can compare both paths.
 var preBinAbove = 1 << 20
 
@@ -39,12 +35,15 @@ var preBinAbove = 1 << 20
 // sequence frac(i·φ) − ½, evenly spread over any run of items, so the
 // result is deterministic. (The math package's NaN-aware Max and Min
 // doubled the cost of this over 10⁷ items; times are finite ≥ 0.)
-func deround(v, delta float64, i int) float64 {
+func deround(v, delta float64, i int) float64 { return deroundBy(v, delta, weyl(i)) }
+
+// deroundBy is deround with the Weyl offset w given (preBin steps it).
+func deroundBy(v, delta, w float64) float64 {
 	if delta <= 0 {
 		return v
 	}
 	floor := min(v, delta) / 2
-	v += delta * (weyl(i) - 0.5)
+	v += delta * (w - 0.5)
 	if v < floor {
 		v = floor
 	}
@@ -55,27 +54,25 @@ func deround(v, delta float64, i int) float64 {
 // each; counts of real items cw, nil: 1 each) as described above, taking the spikes' shares (spikes may be nil)
 // and setting their masses. It returns the weighted sample of the
 // non-empty cells and the total mass left in it.
-func preBin(t, m, cw []float64, delta float64, logDom bool, spikes *spikeSet) (wsample, float64) {
+func preBin(t, m, cw []float64, delta float64, spikes *spikeSet) (wsample, float64) {
 	n := len(t)
 	tmin, tmax := minMax(t)
 	lo, hi := max(tmin-delta/2, min(tmin, delta)/2), tmax+delta/2
 	if delta <= 0 {
 		lo, hi = tmin, tmax
 	}
-	// In the log domain, items go first into buckets of their float bits
+	// Items go first into buckets of their float bits
 	// (2¹⁴ per binade, of relative width 6·10⁻⁵), without a logarithm per
 	// item; each bucket's mass is then spread over its extent in ln t and
 	// binned. 10⁷ logarithms were most of the time. (2¹² per binade moved
 	// ISJ's bandwidth by 3 % on 1.2M items: too coarse.)
 	base, buckets := 0, 0
-	if logDom && lo > 0 {
+	if lo > 0 {
 		base = int(math.Float64bits(lo) >> bucketShift)
 		buckets = int(math.Float64bits(hi)>>bucketShift) - base + 1
 	}
 	bucketed := buckets > 0 && buckets <= 1<<20
-	if logDom {
-		lo, hi = math.Log(lo), math.Log(hi)
-	}
+	lo, hi = math.Log(lo), math.Log(hi)
 	if !(hi > lo) {
 		hi = lo + 1 // all equal: the bandwidth rules say so
 	}
@@ -107,11 +104,6 @@ func preBin(t, m, cw []float64, delta float64, logDom bool, spikes *spikeSet) (w
 		if spikes != nil {
 			spike = make([]float64, len(spikes.atoms))
 		}
-		// Two sets of cells, items alternating between them: consecutive
-		// items often land in the same cell, and one set would make each
-		// add wait for the last.
-		alt := altBins.Get().(*[preBinCells]float64)
-		defer altBins.Put(alt)
 		// The Weyl offsets of deround, stepped instead of recomputed:
 		// frac((i+1)φ) = frac(frac(iφ) + φ), to rounding.
 		wy := weyl(a)
@@ -124,14 +116,7 @@ func preBin(t, m, cw []float64, delta float64, logDom bool, spikes *spikeSet) (w
 			if spikes != nil {
 				w = spikes.take(v, w, spike)
 			}
-			y := v
-			if delta > 0 {
-				floor := min(v, delta) / 2
-				y += delta * (wy - 0.5)
-				if y < floor {
-					y = floor
-				}
-			}
+			y := deroundBy(v, delta, wy)
 			if wy += weylStep; wy >= 1 {
 				wy--
 			}
@@ -148,23 +133,10 @@ func preBin(t, m, cw []float64, delta float64, logDom bool, spikes *spikeSet) (w
 				bins[int(math.Float64bits(y)>>bucketShift)-base] += w
 				continue
 			}
-			if logDom {
-				y = math.Log(y)
-			}
-			j, f := cellOf(y, lo, invDx)
-			if i&1 == 0 {
-				bins[j] += w * (1 - f)
-				bins[j+1] += w * f
-			} else {
-				alt[j] += w * (1 - f)
-				alt[j+1] += w * f
-			}
-		}
-		if !bucketed {
-			for j, v := range alt {
-				bins[j] += v
-			}
-			clear(alt[:])
+			// Spans beyond 2²⁰ buckets (64 binades): straight to the cells.
+			j, f := cellOf(math.Log(y), lo, invDx)
+			bins[j] += w * (1 - f)
+			bins[j+1] += w * f
 		}
 		mu.Lock()
 		for next != ch {

@@ -59,8 +59,29 @@ func (s *Sample) TotalWeight() float64 {
 
 // Subset returns the items whose indexes keep returns true for, with the
 // segment labels dropped.
-func (s *Sample) Subset(keep func(i int) bool) *Sample {
+func (s *Sample) Subset(keep func(i int) bool) *Sample { return s.pick(keep, false) }
+
+// pick returns the items i with keep(i), sized once (a sample of 10⁷ is
+// copied in holdout splits); with labels, their segments too.
+func (s *Sample) pick(keep func(i int) bool, labels bool) *Sample {
 	out := &Sample{}
+	m := 0
+	for i := range s.Times {
+		if keep(i) {
+			m++
+		}
+	}
+	out.Times = makeBig[float64](0, m)
+	if s.Censored != nil {
+		out.Censored = makeBig[bool](0, m)
+	}
+	if s.Weights != nil {
+		out.Weights = makeBig[float64](0, m)
+	}
+	if labels && s.Segment != nil {
+		out.SegmentNames = s.SegmentNames
+		out.Segment = makeBig[int32](0, m)
+	}
 	for i := range s.Times {
 		if !keep(i) {
 			continue
@@ -71,6 +92,9 @@ func (s *Sample) Subset(keep func(i int) bool) *Sample {
 		}
 		if s.Weights != nil {
 			out.Weights = append(out.Weights, s.Weights[i])
+		}
+		if out.Segment != nil {
+			out.Segment = append(out.Segment, s.Segment[i])
 		}
 	}
 	return out

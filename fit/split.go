@@ -37,42 +37,5 @@ func (s *Sample) Split(holdout float64, seed uint64) (train, test *Sample) {
 	for _, i := range idx[:k] {
 		held[i] = true
 	}
-	return s.part(held, false), s.part(held, true)
-}
-
-// part returns the items i with held[i] == want, labels kept.
-func (s *Sample) part(held []bool, want bool) *Sample {
-	out := &Sample{SegmentNames: s.SegmentNames}
-	m := 0
-	for _, h := range held {
-		if h == want {
-			m++
-		}
-	}
-	out.Times = makeBig[float64](0, m)
-	if s.Censored != nil {
-		out.Censored = makeBig[bool](0, m)
-	}
-	if s.Weights != nil {
-		out.Weights = makeBig[float64](0, m)
-	}
-	if s.Segment != nil {
-		out.Segment = makeBig[int32](0, m)
-	}
-	for i, h := range held {
-		if h != want {
-			continue
-		}
-		out.Times = append(out.Times, s.Times[i])
-		if s.Censored != nil {
-			out.Censored = append(out.Censored, s.Censored[i])
-		}
-		if s.Weights != nil {
-			out.Weights = append(out.Weights, s.Weights[i])
-		}
-		if s.Segment != nil {
-			out.Segment = append(out.Segment, s.Segment[i])
-		}
-	}
-	return out
+	return s.pick(func(i int) bool { return !held[i] }, true), s.pick(func(i int) bool { return held[i] }, true)
 }

@@ -48,7 +48,7 @@ func BenchmarkExact(b *testing.B) {
 func BenchmarkPhased(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Phased(paymentsLike, Budget{StuckPolls: 152, MeanPolls: 19}, 0, Options{}); err != nil {
+		if _, err := Phased(paymentsLike, Budget{StuckPolls: 152, MeanPolls: 19}, 0, phased15m); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -97,8 +97,9 @@ func (t *tracker) see(c cand) {
 // meetBudget searches the multipliers so that the solutions meet b, and
 // returns the best schedule meeting it (from the tracker) and the
 // multipliers at which the budget binds. guess1 and guess2 are first
-// guesses of the stuck and mean multipliers (from the √ rule).
-func meetBudget(solve lagrangian, b Budget, guess1, guess2 float64) (cand, error) {
+// guesses of the stuck and mean multipliers (from the √ rule); each
+// multiplier's bracket is narrowed to a relative width tol (see search1).
+func meetBudget(solve lagrangian, b Budget, guess1, guess2, tol float64) (cand, error) {
 	tr := &tracker{b: b}
 	eval := func(l1, l2 float64) cand {
 		c := solve(l1, l2)
@@ -112,12 +113,12 @@ func meetBudget(solve lagrangian, b Budget, guess1, guess2 float64) (cand, error
 	stuckOnly := func(l2 float64, guess float64) (cand, bool) {
 		return search1(func(x float64) cand { return eval(x, l2) },
 			func(c cand) float64 { return float64(c.polls) }, float64(b.StuckPolls),
-			func(c cand) bool { return c.polls == b.StuckPolls }, guess)
+			func(c cand) bool { return c.polls == b.StuckPolls }, guess, tol)
 	}
 	meanOnly := func(guess float64) (cand, bool) {
 		return search1(func(x float64) cand { return eval(tieBreak, x) },
 			func(c cand) float64 { return c.mean }, b.MeanPolls,
-			func(c cand) bool { return c.mean >= b.MeanPolls*(1-meanTol) }, guess)
+			func(c cand) bool { return c.mean >= b.MeanPolls*(1-meanTol) }, guess, tol)
 	}
 	var res cand
 	switch {
@@ -162,7 +163,7 @@ func meetBudget(solve lagrangian, b Budget, guess1, guess2 float64) (cand, error
 			g1 = c.l1
 			return c
 		}, func(c cand) float64 { return c.mean }, b.MeanPolls,
-			func(c cand) bool { return c.mean >= b.MeanPolls*(1-meanTol) }, cm.l2)
+			func(c cand) bool { return c.mean >= b.MeanPolls*(1-meanTol) }, cm.l2, tol)
 		if !ok {
 			return c, fmt.Errorf("%w: with at most %d stuck polls the expected polls cannot go below %.4g (budget %.4g)",
 				ErrInfeasible, b.StuckPolls, c.mean, b.MeanPolls)
@@ -182,10 +183,12 @@ func meetBudget(solve lagrangian, b Budget, guess1, guess2 float64) (cand, error
 // brackets x from the guess by factors of 8, then narrows the bracket by
 // regula falsi on log usage against log x (usage ∝ x^(−1/2) under the √
 // rule), alternating with bisection of log x so that it always converges.
-// It stops when done holds for the feasible end or the bracket is
-// 1e-12 wide. ok is false when even x = 1e15 does not meet the target;
+// It stops when done holds for the feasible end or the bracket's relative
+// width is below tol: 1e-12 for Exact, whose every Lagrangian solution is
+// optimal for its budget and ties must be found; coarser for Phased, whose
+// local search spends what the multipliers leave. ok is false when even x = 1e15 does not meet the target;
 // the result is then the solution there (the least usage possible).
-func search1(eval func(float64) cand, usage func(cand) float64, target float64, done func(cand) bool, guess float64) (cand, bool) {
+func search1(eval func(float64) cand, usage func(cand) float64, target float64, done func(cand) bool, guess, tol float64) (cand, bool) {
 	const xMin, xMax = 1e-15, 1e15
 	if !(guess > xMin && guess < xMax) {
 		guess = 1
@@ -226,7 +229,7 @@ func search1(eval func(float64) cand, usage func(cand) float64, target float64, 
 			lo, cLo = x, c
 		}
 	}
-	for it := 0; it < 200 && !done(cHi) && hi/lo > 1+1e-12; it++ {
+	for it := 0; it < 200 && !done(cHi) && hi/lo > 1+tol; it++ {
 		llo, lhi := math.Log(lo), math.Log(hi)
 		next := (llo + lhi) / 2
 		ulo, uhi := usage(cLo), usage(cHi)

@@ -31,7 +31,10 @@ type Result struct {
 	// budget, for comparison; nil for Exact.
 	Optimum *Expectation
 	// Phases is the number of phases of a Phased schedule.
-	Phases   int
+	Phases int
+	// Options are the settings the solver used, every default resolved
+	// (see Options.Resolve).
+	Options  Options
 	Warnings []string
 }
 
@@ -93,7 +96,7 @@ func prepare(d Distribution, b Budget, o Options) (*problem, error) {
 	if err := b.validate(); err != nil {
 		return nil, err
 	}
-	o, err := o.withDefaults()
+	o, err := o.Resolve(d)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +157,7 @@ func (pr *problem) exact() (*Result, error) {
 	c, err := meetBudget(func(l1, l2 float64) cand {
 		p := dp.solve(l1, l2)
 		return cand{lag: p.lag, mean: p.mean, polls: p.polls, sol: p.idx}
-	}, pr.b, g1, g2)
+	}, pr.b, g1, g2, exactTol)
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +174,7 @@ func (pr *problem) exact() (*Result, error) {
 		Schedule: FromPolls(polls),
 		Polls:    polls,
 		Expected: pr.md.expectIdx(idx),
+		Options:  pr.o,
 	}
 	pr.setPrices(r, c)
 	pr.exactRes = r

@@ -45,6 +45,21 @@ func bisect(f func(float64) float64, lo, hi float64) float64 {
 	return (lo + hi) / 2
 }
 
+// exact15m and phased15m are the settings the solvers' tests were written
+// for: the brief's 15-minute horizon on a 100 ms grid, with gaps down to the
+// grid for the exact optimum and down to 1 s for phased schedules.
+var (
+	exact15m  = Options{Horizon: 15 * time.Minute, Resolution: 100 * time.Millisecond, MinGap: 100 * time.Millisecond}
+	phased15m = Options{Horizon: 15 * time.Minute, Resolution: 100 * time.Millisecond, MinGap: time.Second,
+		NiceGaps: []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 3 * time.Second,
+			5 * time.Second, 10 * time.Second, 15 * time.Second, 20 * time.Second,
+			30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute,
+			10 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour},
+		NiceBounds: []time.Duration{10 * time.Second, 15 * time.Second, 20 * time.Second, 30 * time.Second,
+			45 * time.Second, time.Minute, 90 * time.Second, 2 * time.Minute,
+			3 * time.Minute, 5 * time.Minute, 10 * time.Minute}}
+)
+
 // Exponential settle times are memoryless, so the optimal checks under a
 // poll cost c are evenly spaced at δ with e^{μδ} − 1 − μδ = μc (derived by
 // setting dC/dδ = 0 in C(δ) = δ/(1 − e^{−μδ}) − 1/μ + c/(e^{μδ} − 1), the
@@ -61,7 +76,7 @@ func TestExactExponentialEvenSpacing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := 100 * time.Millisecond
-			r, err := Exact(distuv.Exponential{Rate: tc.rate}, Budget{PollCost: tc.c}, Options{Resolution: res})
+			r, err := Exact(distuv.Exponential{Rate: tc.rate}, Budget{PollCost: tc.c}, Options{Horizon: 15 * time.Minute, Resolution: res, MinGap: res})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,7 +165,7 @@ func TestExactWeibullMatchesBarlowHunterProschan(t *testing.T) {
 	for _, c := range []float64{1, 5, 10} {
 		t.Run("cost "+time.Duration(c*float64(time.Second)).String(), func(t *testing.T) {
 			xs := bhp(d.CDF, d.Prob, c, 900)
-			r, err := Exact(d, Budget{PollCost: c}, Options{Resolution: res})
+			r, err := Exact(d, Budget{PollCost: c}, Options{Horizon: 15 * time.Minute, Resolution: res, MinGap: res})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -184,7 +199,7 @@ func TestExactPointMassPolledAtOnce(t *testing.T) {
 		{"mean 3", Budget{MeanPolls: 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Exact(pointMass(30), tc.b, Options{})
+			r, err := Exact(pointMass(30), tc.b, exact15m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +223,7 @@ func TestExactPollsAtZeroForInstantSettles(t *testing.T) {
 		}
 		return 0.5 + 0.5*math.Min(1, t/100)
 	})
-	r, err := Exact(d, Budget{StuckPolls: 20}, Options{})
+	r, err := Exact(d, Budget{StuckPolls: 20}, exact15m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +231,7 @@ func TestExactPollsAtZeroForInstantSettles(t *testing.T) {
 		t.Errorf("first poll = %v, want 0", r.Polls[0])
 	}
 	// Without the atom the first poll is later.
-	r, err = Exact(uniform(100, 1), Budget{StuckPolls: 20}, Options{})
+	r, err = Exact(uniform(100, 1), Budget{StuckPolls: 20}, exact15m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +244,7 @@ func TestExactPollsAtZeroForInstantSettles(t *testing.T) {
 // N gaps summing to H minimise Σ g² when equal, so N polls at k·H/N.
 func TestExactUniformEvenSpacing(t *testing.T) {
 	for _, n := range []int{1, 9, 30, 100} {
-		r, err := Exact(uniform(900, 1), Budget{StuckPolls: n}, Options{})
+		r, err := Exact(uniform(900, 1), Budget{StuckPolls: n}, exact15m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +278,7 @@ func TestExactMoreBudgetNeverMoreLag(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			prev := math.Inf(1)
 			for _, b := range tc.budgets {
-				r, err := Exact(d, b, Options{})
+				r, err := Exact(d, b, exact15m)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -454,16 +469,16 @@ func TestExactErrors(t *testing.T) {
 		want error
 		msg  string
 	}{
-		{"no budget", uniform(900, 1), Budget{}, Options{}, ErrInvalidBudget, "give a stuck-poll budget"},
-		{"cost and budget", uniform(900, 1), Budget{StuckPolls: 3, PollCost: 1}, Options{}, ErrInvalidBudget, "one or the other"},
-		{"negative", uniform(900, 1), Budget{MeanPolls: -1}, Options{}, ErrInvalidBudget, "not negative"},
+		{"no budget", uniform(900, 1), Budget{}, exact15m, ErrInvalidBudget, "give a stuck-poll budget"},
+		{"cost and budget", uniform(900, 1), Budget{StuckPolls: 3, PollCost: 1}, exact15m, ErrInvalidBudget, "one or the other"},
+		{"negative", uniform(900, 1), Budget{MeanPolls: -1}, exact15m, ErrInvalidBudget, "not negative"},
 		// 15 minutes with at most 1 minute between polls needs 15 polls.
-		{"stuck below max gap", uniform(900, 1), Budget{StuckPolls: 10}, Options{MaxGap: time.Minute}, ErrInfeasible, "fewest polls possible, 15"},
+		{"stuck below max gap", uniform(900, 1), Budget{StuckPolls: 10}, Options{Horizon: 15 * time.Minute, MaxGap: time.Minute}, ErrInfeasible, "fewest polls possible, 15"},
 		// Every item makes the first poll.
-		{"mean below one", uniform(1800, 1), Budget{MeanPolls: 0.3}, Options{}, ErrInfeasible, "least possible, 1"},
-		{"resolution", uniform(900, 1), Budget{StuckPolls: 3}, Options{Resolution: 7 * time.Second}, ErrOptions, "not a multiple"},
+		{"mean below one", uniform(1800, 1), Budget{MeanPolls: 0.3}, exact15m, ErrInfeasible, "least possible, 1"},
+		{"resolution", uniform(900, 1), Budget{StuckPolls: 3}, Options{Horizon: 15 * time.Minute, Resolution: 7 * time.Second}, ErrOptions, "not a multiple"},
 		{"gaps", uniform(900, 1), Budget{StuckPolls: 3}, Options{MinGap: time.Minute, MaxGap: time.Second}, ErrOptions, "exceeds max gap"},
-		{"bad cdf", cdfFunc(func(float64) float64 { return math.NaN() }), Budget{StuckPolls: 3}, Options{}, nil, "want a probability"},
+		{"bad cdf", cdfFunc(func(float64) float64 { return math.NaN() }), Budget{StuckPolls: 3}, exact15m, nil, "want a probability"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Exact(tc.d, tc.b, tc.o)
@@ -478,11 +493,11 @@ func TestExactErrors(t *testing.T) {
 // compare λ2/F(H) with a finite difference of two nearby budgets.
 func TestExactMarginalPrice(t *testing.T) {
 	d := distuv.LogNormal{Mu: 2, Sigma: 1}
-	r1, err := Exact(d, Budget{MeanPolls: 10}, Options{})
+	r1, err := Exact(d, Budget{MeanPolls: 10}, exact15m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, err := Exact(d, Budget{MeanPolls: 11}, Options{})
+	r2, err := Exact(d, Budget{MeanPolls: 11}, exact15m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,8 @@ type Expectation struct {
 }
 
 // Expect returns the expectation of the unjittered schedule s under d.
-// It reads d on the grid of o.Resolution (DefaultResolution when zero),
+// It reads d on the grid of o.Resolution (ResolutionFor the horizon when
+// zero),
 // linear in between as the solvers do (see Exact), and uses the poll times
 // of s.Polls() exactly, on the grid or not. Polls after o.Horizon are not
 // made; o.Horizon zero means the schedule's own horizon. The other
@@ -41,7 +42,7 @@ func Expect(s Schedule, d Distribution, o Options) (Expectation, error) {
 	}
 	res := o.Resolution
 	if res == 0 {
-		res = DefaultResolution
+		res = ResolutionFor(h)
 	}
 	if h < 0 || res < 0 {
 		return Expectation{}, fmt.Errorf("%w: horizon and resolution must not be negative", ErrOptions)

@@ -18,75 +18,47 @@ type Distribution interface {
 	CDF(t float64) float64
 }
 
-// Defaults of Options.
-const (
-	DefaultHorizon    = 15 * time.Minute
-	DefaultResolution = 100 * time.Millisecond
-	// DefaultPhasedMinGap is the smallest gap of Phased schedules when
-	// Options.MinGap is zero.
-	DefaultPhasedMinGap = time.Second
-)
-
-// DefaultNiceGaps are the gaps Phased chooses from when Options.NiceGaps
-// is nil.
-var DefaultNiceGaps = []time.Duration{
-	500 * time.Millisecond, time.Second, 2 * time.Second, 3 * time.Second,
-	5 * time.Second, 10 * time.Second, 15 * time.Second, 20 * time.Second,
-	30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute,
-	10 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour,
-}
-
-// DefaultNiceBounds are the phase ends (Until) Phased chooses from when
-// Options.NiceBounds is nil; the horizon is always added.
-var DefaultNiceBounds = []time.Duration{
-	10 * time.Second, 15 * time.Second, 20 * time.Second, 30 * time.Second,
-	45 * time.Second, time.Minute, 90 * time.Second, 2 * time.Minute,
-	3 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute,
-	20 * time.Minute, 30 * time.Minute, 45 * time.Minute, time.Hour,
-	90 * time.Minute, 2 * time.Hour, 3 * time.Hour, 4 * time.Hour,
-	6 * time.Hour, 8 * time.Hour, 12 * time.Hour, 18 * time.Hour,
-	24 * time.Hour, 36 * time.Hour, 48 * time.Hour,
-}
-
-// Options configures the solvers. The zero value means every default.
+// Options configures the solvers. The zero value means every default;
+// zero fields take defaults that follow the horizon, and the horizon
+// follows the distribution (see Resolve and the scale-free defaults in
+// scale.go).
 type Options struct {
 	// Horizon is the age of the last poll: every schedule the solvers
 	// return polls at exactly Horizon, so every item settling by then is
 	// caught, and an item that never settles makes all the polls (the
-	// stuck cost). 0 means DefaultHorizon.
+	// stuck cost). 0 means HorizonFor(d): a nice duration above the 99th
+	// percentile of the settled mass.
 	Horizon time.Duration
 	// Resolution is the grid step: poll times are multiples of it, and the
 	// distribution is read at every multiple (CDF linear in between, jumps
 	// at grid points kept). It must divide Horizon. 0 means
-	// DefaultResolution.
+	// ResolutionFor(Horizon), about Horizon/8192.
 	Resolution time.Duration
-	// MinGap is the smallest gap between polls. 0 means Resolution for
-	// Exact and SqrtRule, DefaultPhasedMinGap for Phased.
+	// MinGap is the smallest gap between polls, of every solver (so that
+	// the exact optimum a phased schedule is compared with obeys it too).
+	// 0 means MinGapFor(Horizon, Resolution), about Horizon/1000.
 	MinGap time.Duration
 	// MaxGap is the largest gap between polls, and the latest first poll.
 	// 0 means no limit.
 	MaxGap time.Duration
-	// NiceGaps are the gaps Phased may use; nil means DefaultNiceGaps.
-	// Gaps that are not multiples of Resolution are left out.
+	// NiceGaps are the gaps Phased may use; nil means the nice durations
+	// from MinGap to Horizon (NiceDurations). Gaps that are not multiples
+	// of Resolution are left out.
 	NiceGaps []time.Duration
-	// NiceBounds are the phase ends Phased may use; nil means
-	// DefaultNiceBounds. The horizon is always one.
+	// NiceBounds are the phase ends Phased may use, the horizon always
+	// one; nil means any: a phase may end at any of its polls, and its
+	// Until is printed as the roundest duration that says so.
 	NiceBounds []time.Duration
 }
 
 // ErrOptions is wrapped by the errors about bad Options.
 var ErrOptions = errors.New("invalid solver options")
 
-func (o Options) withDefaults() (Options, error) {
-	if o.Horizon == 0 {
-		o.Horizon = DefaultHorizon
-	}
-	if o.Resolution == 0 {
-		o.Resolution = DefaultResolution
-	}
+// check reports resolved options that no solver can use.
+func (o Options) check() (Options, error) {
 	switch {
-	case o.Horizon < 0 || o.Resolution < 0 || o.MinGap < 0 || o.MaxGap < 0:
-		return o, fmt.Errorf("%w: horizon, resolution, min gap and max gap must not be negative", ErrOptions)
+	case o.Horizon <= 0 || o.Resolution <= 0 || o.MinGap < 0 || o.MaxGap < 0:
+		return o, fmt.Errorf("%w: horizon and resolution must be positive, min gap and max gap not negative", ErrOptions)
 	case o.Horizon%o.Resolution != 0:
 		return o, fmt.Errorf("%w: horizon %s is not a multiple of resolution %s", ErrOptions, FormatDuration(o.Horizon), FormatDuration(o.Resolution))
 	case o.Horizon/o.Resolution > maxGridPoints:
@@ -96,6 +68,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("%w: max gap %s is below the resolution %s", ErrOptions, FormatDuration(o.MaxGap), FormatDuration(o.Resolution))
 	case o.MaxGap > 0 && o.MinGap > o.MaxGap:
 		return o, fmt.Errorf("%w: min gap %s exceeds max gap %s", ErrOptions, FormatDuration(o.MinGap), FormatDuration(o.MaxGap))
+	case o.MinGap > o.Horizon:
+		return o, fmt.Errorf("%w: min gap %s exceeds the horizon %s", ErrOptions, FormatDuration(o.MinGap), FormatDuration(o.Horizon))
 	}
 	return o, nil
 }

@@ -25,7 +25,7 @@ func TestExpectByHand(t *testing.T) {
 	}{
 		// Uniform on [0, 30]: polls 0, 10, 20, 30 catch thirds with mean
 		// lag 5; polls made: 1 + P(T>0) + P(T>10) + P(T>20) = 1+1+2/3+1/3.
-		{"every 10s", "every 10s until 30s", Options{}, 5, 3, 1, 4, true},
+		{"every 10s", "every 10s until 30s", phased15m, 5, 3, 1, 4, true},
 		// Polls 5, 15, 25 (off a 300 ms grid): (0,5] lag 2.5 on 5/30,
 		// (5,15] and (15,25] lag 5 on 10/30 each: (12.5+50+50)/30 = 3.75;
 		// polls 1 + 25/30 + 15/30; caught 25/30.
@@ -50,7 +50,7 @@ func TestExpectByHand(t *testing.T) {
 // even spacing at 30 s (TestExactUniformEvenSpacing), which one phase
 // starting at 30 s writes exactly.
 func TestPhasedUniformOnePhase(t *testing.T) {
-	r, err := Phased(uniform(900, 1), Budget{StuckPolls: 30}, 1, Options{})
+	r, err := Phased(uniform(900, 1), Budget{StuckPolls: 30}, 1, phased15m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,21 +66,22 @@ func TestPhasedRespectsBudgetsAndPolls(t *testing.T) {
 	d := distuv.LogNormal{Mu: 2, Sigma: 1}
 	for _, b := range []Budget{{StuckPolls: 60}, {MeanPolls: 8}, {StuckPolls: 100, MeanPolls: 8}, {PollCost: 0.2}} {
 		for _, k := range []int{1, 3, 0} {
-			r, err := Phased(d, b, k, Options{MaxGap: 2 * time.Minute})
+			o := Options{Horizon: 15 * time.Minute, MinGap: time.Second, MaxGap: 2 * time.Minute}
+			r, err := Phased(d, b, k, o)
 			if err != nil {
 				t.Fatalf("%+v k=%d: %v", b, k, err)
 			}
 			if b.StuckPolls > 0 && r.Expected.StuckPolls > b.StuckPolls || b.MeanPolls > 0 && r.Expected.MeanPolls > b.MeanPolls {
 				t.Errorf("%+v k=%d: spends %+v", b, k, r.Expected)
 			}
-			if !slices.Equal(r.Polls, r.Schedule.Polls()) || r.Polls[len(r.Polls)-1] != DefaultHorizon {
+			if !slices.Equal(r.Polls, r.Schedule.Polls()) || r.Polls[len(r.Polls)-1] != o.Horizon {
 				t.Errorf("%+v k=%d: polls %v are not the schedule's, ending at the horizon", b, k, r.Polls)
 			}
 			if k > 0 && r.Phases > k {
 				t.Errorf("%+v k=%d: %d phases", b, k, r.Phases)
 			}
 			for i, p := range r.Polls {
-				if i > 0 && (p-r.Polls[i-1] < DefaultPhasedMinGap || p-r.Polls[i-1] > 2*time.Minute) {
+				if i > 0 && (p-r.Polls[i-1] < o.MinGap || p-r.Polls[i-1] > 2*time.Minute) {
 					t.Errorf("%+v k=%d: gap %v outside [1s, 2m]", b, k, p-r.Polls[i-1])
 				}
 			}
@@ -101,7 +102,7 @@ func TestPhasedShrinksForDeadline(t *testing.T) {
 	d := cdfFunc(func(t float64) float64 {
 		return 0.7*early.CDF(t) + 0.3*math.Min(1, math.Max(0, (t-55)/10))
 	})
-	r, err := Phased(d, Budget{StuckPolls: 80}, 4, Options{})
+	r, err := Phased(d, Budget{StuckPolls: 80}, 4, phased15m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestPhasedShrinksForDeadline(t *testing.T) {
 
 func TestSqrtRule(t *testing.T) {
 	t.Run("uniform even", func(t *testing.T) {
-		r, err := SqrtRule(uniform(900, 1), Budget{StuckPolls: 30}, Options{})
+		r, err := SqrtRule(uniform(900, 1), Budget{StuckPolls: 30}, exact15m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +129,7 @@ func TestSqrtRule(t *testing.T) {
 	})
 	d := distuv.LogNormal{Mu: 2, Sigma: 1}
 	for _, b := range []Budget{{StuckPolls: 100}, {MeanPolls: 10}, {StuckPolls: 100, MeanPolls: 10}, {PollCost: 0.1}} {
-		r, err := SqrtRule(d, b, Options{})
+		r, err := SqrtRule(d, b, exact15m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,12 +182,12 @@ func TestPhasedBeatsNowOnPayments(t *testing.T) {
 	e.n = float64(len(rows) - 1)
 	slices.Sort(e.t)
 	now := References[3]
-	en, err := Expect(now, e, Options{})
+	en, err := Expect(now, e, phased15m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := Budget{StuckPolls: now.StuckPolls(), MeanPolls: en.MeanPolls}
-	r, err := Phased(e, b, 0, Options{})
+	r, err := Phased(e, b, 0, phased15m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestPhasedBeatsNowOnPayments(t *testing.T) {
 }
 
 func TestPriceOfSimplicity(t *testing.T) {
-	rows, err := PriceOfSimplicity(distuv.LogNormal{Mu: 2, Sigma: 1}, Budget{StuckPolls: 100}, Options{})
+	rows, err := PriceOfSimplicity(distuv.LogNormal{Mu: 2, Sigma: 1}, Budget{StuckPolls: 100}, phased15m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,12 +226,12 @@ func TestPhasedAtLeastAsGoodAsNiceSchedule(t *testing.T) {
 	} {
 		t.Run(spec, func(t *testing.T) {
 			s := MustParseSpec(spec)
-			es, err := Expect(s, paymentsLike, Options{})
+			es, err := Expect(s, paymentsLike, phased15m)
 			if err != nil {
 				t.Fatal(err)
 			}
 			b := Budget{StuckPolls: es.StuckPolls, MeanPolls: es.MeanPolls}
-			r, err := Phased(paymentsLike, b, 4, Options{})
+			r, err := Phased(paymentsLike, b, 4, phased15m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -248,7 +249,7 @@ func TestPhasedAtLeastAsGoodAsNiceSchedule(t *testing.T) {
 // The best schedule of at most K phases can never be worse than the best of
 // at most K − 1, under both budgets at once too.
 func TestPriceOfSimplicityMonotone(t *testing.T) {
-	rows, err := PriceOfSimplicity(paymentsLike, Budget{StuckPolls: 152, MeanPolls: 19}, Options{})
+	rows, err := PriceOfSimplicity(paymentsLike, Budget{StuckPolls: 152, MeanPolls: 19}, phased15m)
 	if err != nil {
 		t.Fatal(err)
 	}

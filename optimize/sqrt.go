@@ -54,7 +54,7 @@ func SqrtRule(d Distribution, b Budget, o Options) (*Result, error) {
 		}
 		R[k] = R[k-1] + r*md.res
 	}
-	lo, hi, err := pr.gaps(o.MinGap)
+	lo, hi, err := pr.gaps(pr.o.MinGap)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +93,7 @@ func SqrtRule(d Distribution, b Budget, o Options) (*Result, error) {
 		Polls:    polls,
 		Expected: md.expectIdx(idx),
 		Optimum:  &ex.Expected,
+		Options:  pr.o,
 	}
 	if b.PollCost > 0 {
 		r.Lambda2 = b.PollCost

@@ -37,6 +37,10 @@ type Family struct {
 	Exponent float64 // Polynomial: power of the attempt number, > 0
 	CapRatio float64 // largest gap as a multiple of the base; 0 means none
 	Jitter   Jitter
+	// MinGap is the least base gap Tune may choose, so that a family is
+	// held to the same minimum gap as the schedules it is compared with
+	// (Options.MinGap); 0 means none. Jitter may still draw shorter gaps.
+	MinGap time.Duration
 }
 
 // Default shapes of the families. DefaultFactor 1.5 is the multiplier of
@@ -183,12 +187,23 @@ func (f Family) Schedule(base, horizon time.Duration) Schedule {
 	return s
 }
 
-// minBase returns the smallest base gap worth trying: 1ms, or more when
-// the schedule would otherwise exceed MaxPolls over the horizon.
+// minBase returns the smallest base gap worth trying: one tuning step
+// (tuneStep), f.MinGap, or more when the schedule would otherwise exceed
+// MaxPolls over the horizon; a whole number of steps.
 func (f Family) minBase(horizon time.Duration) time.Duration {
-	b := time.Millisecond
-	if lim := time.Duration(math.Ceil(float64(horizon) / (MaxPolls - 2))); lim > b {
-		b = (lim + time.Millisecond - 1).Truncate(time.Millisecond)
+	step := tuneStep(horizon)
+	b := max(step, f.MinGap, time.Duration(math.Ceil(float64(horizon)/(MaxPolls-2))))
+	return (b + step - 1).Truncate(step)
+}
+
+// tuneStep is the grain of the base gaps Tune tries: 1 ms, or for short
+// horizons the power of ten at most horizon/10⁴ (100 µs over a second), so
+// that sub-second schedules are tuned as finely, relative to their horizon,
+// as the brief's 15-minute ones; at least 1 ns.
+func tuneStep(horizon time.Duration) time.Duration {
+	step := time.Millisecond
+	for step > 1 && step > horizon/10_000 {
+		step /= 10
 	}
-	return b
+	return step
 }

@@ -21,11 +21,12 @@ var ErrBudget = errors.New("budget out of reach")
 
 // Tune finds the member of f that spends the budget t over the horizon
 // (t.PollCost must be zero: a family is tuned to a budget, not a price):
-// the smallest base gap, in whole milliseconds, whose stuck cost is at
-// most t.StuckPolls and whose mean polls on items is at most t.MeanPolls.
-// When a millisecond step moves the cost by more than one stuck poll or
-// MeanPollsTolerance of the mean (small bases), the base is refined to
-// the microsecond.
+// the smallest base gap of at least f.MinGap, in whole milliseconds (in
+// whole steps of a power of ten at most horizon/10⁴ for horizons under
+// 10 s), whose stuck cost is at most t.StuckPolls and whose mean polls on
+// items is at most t.MeanPolls. When a step moves the cost by more than
+// one stuck poll or MeanPollsTolerance of the mean (small bases), the base
+// is refined to a thousandth of the step (at least 1 ns).
 // Every family's cost falls as its base grows (each gap is a
 // non-decreasing function of the base, so each poll time is too), so the
 // smallest such base is found by bisection over integer milliseconds and
@@ -64,8 +65,9 @@ func Tune(f Family, horizon time.Duration, t Budget, items *Items, opt ScoreOpti
 		}
 		return true
 	}
+	step := tuneStep(horizon)
 	lo := f.minBase(horizon)
-	hi := horizon.Truncate(time.Millisecond)
+	hi := horizon.Truncate(step)
 	if hi < lo {
 		hi = lo
 	}
@@ -78,7 +80,7 @@ func Tune(f Family, horizon time.Duration, t Budget, items *Items, opt ScoreOpti
 	// members (a 1ms base makes 900,000 polls over 15m) are never built
 	// unless the budget asks for them.
 	for {
-		next := (hi / 2).Truncate(time.Millisecond)
+		next := (hi / 2).Truncate(step)
 		if next <= lo {
 			if r := eval(lo); fits(r) {
 				return r, nil
@@ -107,13 +109,13 @@ func Tune(f Family, horizon time.Duration, t Budget, items *Items, opt ScoreOpti
 			}
 		}
 	}
-	bisect(time.Millisecond)
+	bisect(step)
 	// Small bases (dense budgets) move the cost by more than the
 	// tolerance per millisecond: refine to the microsecond then.
 	close := (t.StuckPolls == 0 || best.StuckPolls >= float64(t.StuckPolls)-1) &&
 		(t.MeanPolls == 0 || best.MeanPolls >= t.MeanPolls*(1-MeanPollsTolerance))
 	if !close {
-		bisect(time.Microsecond)
+		bisect(max(step/1000, 1))
 	}
 	return best, nil
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -255,14 +256,14 @@ func solveFlags() []cli.Flag {
 		&cli.IntFlag{Name: "budget", Aliases: []string{"n"}, Usage: "stuck cost: polls made within the horizon by an item that never settles", DefaultText: "none"},
 		&cli.Float64Flag{Name: "mean-polls", Aliases: []string{"m"}, Usage: "expected polls per item (what the server pays)", DefaultText: "none"},
 		&cli.Float64Flag{Name: "poll-cost", Usage: "instead of a budget, the `SECONDS` of lag one poll is worth", DefaultText: "none"},
-		&cli.StringFlag{Name: "horizon", Value: optimize.FormatDuration(optimize.DefaultHorizon), Usage: "age of the last poll: a duration such as 15m, or seconds", DefaultText: optimize.FormatDuration(optimize.DefaultHorizon)},
-		&cli.StringFlag{Name: "phases", Value: "4", Usage: "phases of the schedule: 1 to 8, auto (fewest within 5% of the exact optimum) or exact (the exact optimum as explicit gaps)"},
+		&cli.StringFlag{Name: "horizon", Usage: "age of the last poll: a duration such as 15m, or seconds", DefaultText: "a nice duration above the 99th percentile of the settle times"},
+		&cli.StringFlag{Name: "phases", Value: "auto", Usage: "phases of the schedule: 1 to 8, auto (fewest within 5% of the exact optimum) or exact (the exact optimum as explicit gaps)"},
 		&cli.StringFlag{Name: "method", Value: "exact", Usage: "exact (the exact discrete optimum) or sqrt (the √f / √hazard rule)"},
-		&cli.DurationFlag{Name: "resolution", Value: optimize.DefaultResolution, Usage: "grid step of poll times"},
-		&cli.DurationFlag{Name: "min-gap", Usage: "smallest gap between polls", DefaultText: "1s for phased schedules, the resolution for exact"},
+		&cli.DurationFlag{Name: "resolution", Usage: "grid step of poll times", DefaultText: "a nice step near horizon/8192"},
+		&cli.DurationFlag{Name: "min-gap", Usage: "smallest gap between polls, of every schedule compared (0: the resolution)", DefaultText: "a nice gap near horizon/1000"},
 		&cli.DurationFlag{Name: "max-gap", Usage: "largest gap between polls", DefaultText: "none"},
-		&cli.StringFlag{Name: "nice-gaps", Usage: "gaps a phased schedule may use, e.g. 1s,2s,5s,10s,30s,1m (default 0.5s,1s,2s,3s,5s,10s,15s,20s,30s,1m,…)"},
-		&cli.StringFlag{Name: "nice-bounds", Usage: "phase ends a phased schedule may use, e.g. 30s,2m,5m,15m (default 10s,15s,20s,30s,45s,1m,90s,2m,3m,5m,…; the horizon is always one)"},
+		&cli.StringFlag{Name: "nice-gaps", Usage: "gaps a phased schedule may use, e.g. 1s,2s,5s,10s,30s,1m", DefaultText: "1, 1.5, 2, 3, 5 × 10^k s and the clock's 15s, 20s, 30s, 45s, 1m, 90s, 2m, …, from the min gap to the horizon"},
+		&cli.StringFlag{Name: "nice-bounds", Usage: "phase ends a phased schedule may use, e.g. 30s,2m,5m,15m; the horizon is always one", DefaultText: "the nice gaps' values between the min gap and the horizon"},
 	}
 }
 
@@ -279,16 +280,31 @@ func solveOf(c *cli.Context) (app.Solve, error) {
 	if err != nil {
 		return app.Solve{}, err
 	}
-	horizon, err := app.ParseDuration("horizon", c.String("horizon"))
-	if err != nil {
-		return app.Solve{}, err
+	var horizon time.Duration
+	if c.IsSet("horizon") {
+		if horizon, err = app.ParseDuration("horizon", c.String("horizon")); err != nil {
+			return app.Solve{}, err
+		}
+		if horizon <= 0 {
+			return app.Solve{}, app.Usagef("--horizon %q: want a positive duration such as 15m (leave it out to take one from the data)", c.String("horizon"))
+		}
+	}
+	if c.IsSet("resolution") && c.Duration("resolution") <= 0 {
+		return app.Solve{}, app.Usagef("--resolution %s: want a positive duration such as 100ms (leave it out for one near horizon/8192)", c.Duration("resolution"))
+	}
+	minGap := c.Duration("min-gap")
+	if c.IsSet("min-gap") {
+		if minGap < 0 {
+			return app.Solve{}, app.Usagef("--min-gap %s: want a duration ≥ 0", minGap)
+		}
+		minGap = max(minGap, 1) // 0: down to the resolution
 	}
 	return app.Solve{
 		Budget: optimize.Budget{StuckPolls: c.Int("budget"), MeanPolls: c.Float64("mean-polls"), PollCost: c.Float64("poll-cost")},
 		Options: optimize.Options{
 			Horizon:    horizon,
 			Resolution: c.Duration("resolution"),
-			MinGap:     c.Duration("min-gap"),
+			MinGap:     minGap,
 			MaxGap:     c.Duration("max-gap"),
 			NiceGaps:   gaps,
 			NiceBounds: bounds,
@@ -339,7 +355,7 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 			"   without --input or --dist: the bundled Julia CI job durations, --horizon 2h --budget 120",
 		Flags: flags(inputFlags(), solveFlags(), fitFlags("fit-"), []cli.Flag{
 			distFlag,
-			&cli.StringFlag{Name: "at", Value: "30s,2m,15m", Usage: "count polls made by these ages"},
+			&cli.StringFlag{Name: "at", Usage: "count polls made by these ages, e.g. 30s,2m,15m", DefaultText: "horizon/30, horizon/7.5 and the horizon, rounded to nice durations"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table or json"},
 			&cli.Float64Flag{Name: "holdout", Value: 0.3, Usage: "share of rows held out: fit on the rest, score on these"},
 			&cli.BoolFlag{Name: "in-sample", Usage: "fit and score on all rows (flatters every schedule fitted on them)"},
@@ -403,10 +419,13 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 				return err
 			}
 			opt := fitOf(c, "")
-			if h := c.String("horizon"); h != "" {
+			if h := c.String("horizon"); c.IsSet("horizon") {
 				d, err := app.ParseDuration("horizon", h)
 				if err != nil {
 					return err
+				}
+				if d <= 0 {
+					return app.Usagef("--horizon %q: want a positive duration such as 15m (leave it out for the largest time)", h)
 				}
 				opt.Horizon = d.Seconds()
 			}
@@ -491,7 +510,7 @@ func exportCommand(stdout, stderr io.Writer) *cli.Command {
 // scoreFlags are the output flags of the commands that print score tables.
 func scoreFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "at", Value: "30s,2m,15m", Usage: "count polls made by these ages"},
+		&cli.StringFlag{Name: "at", Usage: "count polls made by these ages, e.g. 30s,2m,15m", DefaultText: "horizon/30, horizon/7.5 and the horizon, rounded to nice durations"},
 		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table, json or csv"},
 		&cli.StringFlag{Name: "arrivals", Usage: "arrival `RATE` of items (50/s, 2000/min, 100/h): adds the request rate at the server"},
 		&cli.IntFlag{Name: "burst", Usage: "with --arrivals: peak request rate when `N` items start together (unjittered schedules)"},

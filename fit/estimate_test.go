@@ -496,3 +496,17 @@ func TestSmallSample(t *testing.T) {
 		}
 	}
 }
+
+// SettledQuantile is R's quantile(type = 7) over the settled items:
+// quantile(c(1, 2, 3, 4, 10), 0.9) = 4 + 0.6·6 = 7.6, with a censored 100
+// left out; with weights, an item of weight 2 counts twice.
+func TestSettledQuantile(t *testing.T) {
+	s := &Sample{Times: []float64{10, 1, 100, 3, 2, 4}, Censored: []bool{false, false, true, false, false, false}}
+	if q, n := s.SettledQuantile(0.9); math.Abs(q-7.6) > 1e-12 || n != 5 {
+		t.Errorf("SettledQuantile(0.9) = %g, %d; want 7.6, 5", q, n)
+	}
+	all := &Sample{Times: []float64{5}, Censored: []bool{true}}
+	if q, n := all.SettledQuantile(0.5); q != 0 || n != 0 {
+		t.Errorf("all censored: SettledQuantile = %g, %d; want 0, 0", q, n)
+	}
+}

@@ -39,14 +39,19 @@ type arena struct {
 	testItems   *optimize.Items
 	density     *fit.Density
 	horizon     time.Duration
+	// solve is the caller's Solve with the horizon set (from the data
+	// when not given; horizonNote then says so).
+	solve       Solve
+	horizonNote string
 	heldOut     bool
 	note        string // which items the rows were scored on
 	short       string // the same, shorter, for plot titles
 }
 
 // newArena loads the input, splits it (holdout > 0) and fits the density
-// on the training part up to the horizon.
-func newArena(in Input, fo fit.Options, so optimize.Options, holdout float64, seed uint64, stderr io.Writer) (*arena, error) {
+// on the training part up to the horizon of sv (from the training part's
+// settle times when sv has none).
+func newArena(in Input, fo fit.Options, sv Solve, holdout float64, seed uint64, stderr io.Writer) (*arena, error) {
 	if !(holdout >= 0 && holdout < 1) {
 		return nil, Usagef("--holdout %v: want a share in [0, 1)", holdout)
 	}
@@ -57,7 +62,7 @@ func newArena(in Input, fo fit.Options, so optimize.Options, holdout float64, se
 	if sample == nil {
 		return nil, Usagef("--input is required: compare fits and scores on settle times")
 	}
-	a := &arena{horizon: horizonOf(so), train: sample, test: sample}
+	a := &arena{train: sample, test: sample}
 	a.note = fmt.Sprintf("scored in-sample on all %s items (no hold-out)", thousands(sample.Len()))
 	a.short = fmt.Sprintf("in-sample, %s items", thousands(sample.Len()))
 	if holdout > 0 {
@@ -70,6 +75,10 @@ func newArena(in Input, fo fit.Options, so optimize.Options, holdout float64, se
 			return nil, Usagef("--holdout %v leaves %d items to fit and %d to score: too few rows", holdout, a.train.Len(), a.test.Len())
 		}
 	}
+	if a.solve, a.horizonNote, err = sv.withHorizon(a.train); err != nil {
+		return nil, err
+	}
+	a.horizon = a.solve.Options.Horizon
 	fo.Horizon = a.horizon.Seconds()
 	if a.density, err = fit.Estimate(a.train, fo); err != nil {
 		return nil, err
@@ -98,11 +107,12 @@ const (
 
 // contenders derives the optimum under b (K-phase unless the solve asks
 // for the exact schedule, plus the exact one) and tunes each family to b
-// on the training items. A family that cannot spend b is left out with a
-// warning.
-func (a *arena) contenders(sv Solve, b optimize.Budget, fams []optimize.Family, opt optimize.ScoreOptions) ([]entry, []string, error) {
+// on the training items, with gaps no shorter than the optimum's min gap.
+// A family that cannot spend b is left out with a warning.
+func (a *arena) contenders(b optimize.Budget, fams []optimize.Family, opt optimize.ScoreOptions) ([]entry, []string, error) {
 	var out []entry
 	var warnings []string
+	sv := a.solve
 	sv.Budget = b
 	der, err := sv.solve(a.density, false)
 	if err != nil {
@@ -119,6 +129,7 @@ func (a *arena) contenders(sv Solve, b optimize.Budget, fams []optimize.Family, 
 		out = append(out, entry{kindExact, s})
 	}
 	for _, f := range fams {
+		f.MinGap = der.Result.Options.MinGap
 		t, err := optimize.Tune(f, a.horizon, b, a.trainItems, opt)
 		if errors.Is(err, optimize.ErrBudget) {
 			warnings = append(warnings, fmt.Sprintf("%s: %v; left out", f.Name, err))
@@ -210,12 +221,13 @@ func (c Compare) Run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	a, err := newArena(c.Input, c.Fit, c.Solve.Options, c.Holdout, c.Seed, stderr)
+	a, err := newArena(c.Input, c.Fit, c.Solve, c.Holdout, c.Seed, stderr)
 	if err != nil {
 		return err
 	}
+	ages, labels = HorizonAges(ages, labels, a.horizon)
 	opt := optimize.ScoreOptions{Ages: ages, Seed: c.Seed, Draws: c.Draws}
-	entries, warnings, err := a.contenders(c.Solve, b, fams, opt)
+	entries, warnings, err := a.contenders(b, fams, opt)
 	if err != nil {
 		return err
 	}
@@ -241,6 +253,9 @@ func (c Compare) Run(stdout, stderr io.Writer) error {
 		load = c.Load.rows(scheds, scores)
 	}
 	note := fmt.Sprintf("%s; each family tuned on the fitted items to %s over %s", a.note, budgetText(b), optimize.FormatDuration(a.horizon))
+	if a.horizonNote != "" {
+		note += "\n(" + a.horizonNote + ")"
+	}
 	if len(users) > 0 {
 		note += "; your schedules as given"
 	}

@@ -52,7 +52,7 @@ func TestCompareStuckBudget(t *testing.T) {
 	path := writeLogNormal(t, 4000, 2, 1, 9)
 	c := Compare{
 		Input:     Input{Paths: []string{path}, Read: fit.ReadOptions{Column: "settle_s"}, Quiet: true},
-		Solve:     Solve{Budget: optimize.Budget{StuckPolls: 40}, Phases: 3, Options: optimize.Options{Horizon: 10 * time.Minute}},
+		Solve:     Solve{Budget: optimize.Budget{StuckPolls: 40}, Phases: 3, Options: optimize.Options{Horizon: 10 * time.Minute, MinGap: 10 * time.Millisecond}},
 		Families:  "all",
 		Schedules: []string{"mine=every 20s until 10m"},
 		Holdout:   0.3,
@@ -78,8 +78,10 @@ func TestCompareStuckBudget(t *testing.T) {
 			t.Errorf("no row %q", n)
 			continue
 		}
-		if n != "mine" && (r.StuckPolls > 40 || r.StuckPolls < 39) {
-			t.Errorf("%s spends %v stuck polls, want 40 (to one poll)", n, r.StuckPolls)
+		// The families spend the budget to one poll; a 3-phase schedule
+		// spends what its phases can, without the unspent-budget warning.
+		if lo := map[bool]float64{true: 36, false: 39}[n == "pollfit"]; n != "mine" && (r.StuckPolls > 40 || r.StuckPolls < lo) {
+			t.Errorf("%s spends %v stuck polls, want 40 (down to %v)", n, r.StuckPolls, lo)
 		}
 	}
 	if names["mine"].StuckPolls != 31 { // 0, 20, …, 600 s

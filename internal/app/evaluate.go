@@ -56,6 +56,11 @@ func (e Evaluate) Run(stdout, stderr io.Writer) error {
 		return err
 	}
 	items := itemsOf(sample)
+	var horizon time.Duration
+	for _, s := range scheds {
+		horizon = max(horizon, s.Horizon())
+	}
+	ages, labels = HorizonAges(ages, labels, horizon)
 	opt := optimize.ScoreOptions{Ages: ages, Seed: e.Seed, Draws: e.Draws}
 	rows := make([]report.Row, len(scheds))
 	scores := make([]optimize.Score, len(scheds))

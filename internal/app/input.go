@@ -96,8 +96,11 @@ func (in Input) load(stderr io.Writer) (*fit.Sample, *fit.Report, error) {
 }
 
 // ParseAges parses a comma-separated list of ages such as "30s,2m,15m",
-// keeping each as written for labels.
+// keeping each as written for labels; "" gives none, for HorizonAges.
 func ParseAges(list string) ([]time.Duration, []string, error) {
+	if list == "" {
+		return nil, nil, nil
+	}
 	var ages []time.Duration
 	var labels []string
 	for _, f := range strings.Split(list, ",") {
@@ -116,6 +119,21 @@ func ParseAges(list string) ([]time.Duration, []string, error) {
 		return nil, nil, Usagef("--at is empty: want ages such as 30s,2m,15m")
 	}
 	return ages, labels, nil
+}
+
+// HorizonAges returns ages and labels as given, or, when none are, the
+// ages that follow horizon h: the nice durations nearest h/30 and h/7.5,
+// and h itself (30s, 2m and 15m for the brief's 15 minutes).
+func HorizonAges(ages []time.Duration, labels []string, h time.Duration) ([]time.Duration, []string) {
+	if ages != nil {
+		return ages, labels
+	}
+	ages = []time.Duration{optimize.NiceNearest(h / 30), optimize.NiceNearest(h * 2 / 15), h}
+	labels = make([]string, len(ages))
+	for i, a := range ages {
+		labels[i] = optimize.FormatDuration(a)
+	}
+	return ages, labels
 }
 
 // itemsOf prepares a sample for scoring.

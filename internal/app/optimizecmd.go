@@ -45,51 +45,52 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 	if sources != 1 {
 		return Usagef("give exactly one of --input FILE (with --column), --density FILE or --dist MODEL")
 	}
-	fo := o.Fit
-	fo.Horizon = horizonOf(o.Solve.Options).Seconds()
 	var doc export.Document
+	var notes []string
 	switch {
 	case o.Density != "":
+		// A density file's own grid ends at its horizon: the default
+		// horizon is the model's 99th percentile, as for --dist.
 		d, err := readDensity(o.Density)
 		if err != nil {
 			return err
 		}
-		r, err := o.derive(d)
+		sv, note, err := o.Solve.withModelHorizon(d)
 		if err != nil {
 			return err
 		}
-		doc.Schedule, doc.Meta = r.Schedule, resultMeta(r)
+		r, err := sv.derive(d)
+		if err != nil {
+			return err
+		}
+		doc.Schedule, doc.Meta, notes = r.Schedule, resultMeta(r), append(notes, note)
 	case o.Dist != "":
-		d, err := distDensity(o.Dist, fo)
+		dist, err := fit.ParseDist(o.Dist)
+		if err != nil {
+			return Usagef("--dist: %w", err)
+		}
+		sv, note, err := o.Solve.withModelHorizon(dist)
 		if err != nil {
 			return err
 		}
-		r, err := o.derive(d)
+		r, err := sv.derive(dist)
 		if err != nil {
 			return err
 		}
-		doc.Schedule, doc.Meta = r.Schedule, resultMeta(r)
+		doc.Schedule, doc.Meta, notes = r.Schedule, resultMeta(r), append(notes, note)
 	default:
 		sample, _, err := o.Input.load(stderr)
 		if err != nil {
 			return err
 		}
-		d, err := fit.Estimate(sample, fo)
-		if err != nil {
-			return fitError(err)
-		}
-		r, err := o.derive(d)
+		r, note, err := o.fromSample(sample)
 		if err != nil {
 			return err
 		}
-		doc.Schedule, doc.Meta = r.Schedule, resultMeta(r)
+		doc.Schedule, doc.Meta, notes = r.Schedule, resultMeta(r), append(notes, note)
 		names, parts, _ := sample.Segments(o.MinSegmentRows)
 		for i, name := range names {
-			d, err := fit.Estimate(parts[i], fo)
-			if err != nil {
-				return fmt.Errorf("segment %q: %w", name, fitError(err))
-			}
-			r, err := o.derive(d)
+			r, _, err := o.fromSample(parts[i])
 			if err != nil {
 				return fmt.Errorf("segment %q: %w", name, err)
 			}
@@ -97,6 +98,11 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 		}
 	}
 	if !o.Input.Quiet {
+		for _, n := range notes {
+			if n != "" {
+				fmt.Fprintln(stderr, n)
+			}
+		}
 		var m map[string]any
 		json.Unmarshal(doc.Meta, &m)
 		fmt.Fprintf(stderr, "schedule: %s\nexpected: mean lag %.3gs, %v stuck polls, %.3g mean polls\n",
@@ -105,8 +111,28 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 	return writeDocument(o.Out, stdout, doc)
 }
 
-func (o Optimize) derive(d optimize.Distribution) (*optimize.Result, error) {
-	der, err := o.Solve.solve(d, false)
+// fromSample fits the sample up to the horizon (from its settle times when
+// not given) and derives the schedule; note says where the horizon came
+// from.
+func (o Optimize) fromSample(sample *fit.Sample) (*optimize.Result, string, error) {
+	sv, note, err := o.Solve.withHorizon(sample)
+	if err != nil {
+		return nil, "", err
+	}
+	fo := o.Fit
+	fo.Horizon = sv.Options.Horizon.Seconds()
+	d, err := fit.Estimate(sample, fo)
+	if err != nil {
+		return nil, "", fitError(err)
+	}
+	r, err := sv.derive(d)
+	return r, note, err
+}
+
+// derive solves for d and returns the result with the exact optimum's
+// figures beside it.
+func (s Solve) derive(d optimize.Distribution) (*optimize.Result, error) {
+	der, err := s.solve(d, false)
 	if err != nil {
 		return nil, err
 	}

@@ -33,12 +33,13 @@ type Plan struct {
 
 // section is the plan of one segment (or of all the data).
 type section struct {
-	Segment   string
-	Density   *fit.Density
-	Derived   *derived
-	Simple    []optimize.Simplicity
-	Rows      []report.Row
-	Note      string
+	Segment string
+	Density *fit.Density
+	Derived *derived
+	Rows    []report.Row
+	Note    string
+	// HorizonNote says where the horizon came from when it was not given.
+	HorizonNote string
 	Schedules []optimize.Schedule // scored, the derived first
 	// Omitted names the reference schedules that stop before the
 	// horizon: scored, their lag would be over the items they catch
@@ -104,18 +105,15 @@ const modelDraws = 20000
 // from the model's density, scored on modelDraws of its quantiles
 // (Q((i+½)/n): an even sample of the model, with no random draws).
 func (p Plan) runModel(stdout io.Writer, ages []time.Duration, labels []string) error {
-	fo := p.Fit
-	fo.Horizon = horizonOf(p.Solve.Options).Seconds()
 	dist, err := fit.ParseDist(p.Dist)
 	if err != nil {
 		return Usagef("--dist: %w", err)
 	}
-	d := dist.Density(fo.Horizon, fo.Grid)
 	sample := &fit.Sample{Times: make([]float64, modelDraws)}
 	for i := range sample.Times {
 		sample.Times[i] = dist.Quantile((float64(i) + 0.5) / modelDraws)
 	}
-	sec, err := p.plan(export.AllSegment, sample, d, ages, labels)
+	sec, err := p.plan(export.AllSegment, sample, dist, ages, labels)
 	if err != nil {
 		return err
 	}
@@ -137,7 +135,7 @@ func (p Plan) write(stdout io.Writer, secs []*section, rep *fit.Report) error {
 		}
 	}
 	if p.Plot != "" {
-		if err := plotTimeline(p.Plot, all.Density, all.Schedules, p.Solve.Options.Horizon); err != nil {
+		if err := plotTimeline(p.Plot, all.Density, all.Schedules, all.Derived.Result.Options.Horizon); err != nil {
 			return err
 		}
 	}
@@ -152,13 +150,13 @@ func (p Plan) write(stdout io.Writer, secs []*section, rep *fit.Report) error {
 	return nil
 }
 
-// plan derives and scores the schedule of one segment; with d, from d
-// (a model's density), scored on all of sample.
-func (p Plan) plan(segment string, sample *fit.Sample, d *fit.Density, ages []time.Duration, labels []string) (*section, error) {
+// plan derives and scores the schedule of one segment; with a model
+// (--dist), from the model itself, scored on all of sample.
+func (p Plan) plan(segment string, sample *fit.Sample, model *fit.Dist, ages []time.Duration, labels []string) (*section, error) {
 	train, test := sample, sample
 	note := fmt.Sprintf("scored in-sample on all %d rows", sample.Len())
 	switch {
-	case d != nil:
+	case model != nil:
 	case sample.Weights != nil:
 		// Binned input: its items are bins spread out, and holding some
 		// out would score the bins' own spread.
@@ -167,24 +165,36 @@ func (p Plan) plan(segment string, sample *fit.Sample, d *fit.Density, ages []ti
 		train, test = sample.Split(p.Holdout, p.Seed)
 		note = fmt.Sprintf("scored on %d held-out rows (%.0f%%, seed %d); fitted on %d", test.Len(), 100*p.Holdout, p.Seed, train.Len())
 	}
-	if d == nil {
-		fo := p.Fit
-		fo.Horizon = horizonOf(p.Solve.Options).Seconds()
-		var err error
+	var (
+		sv    Solve
+		hnote string
+		err   error
+		d     *fit.Density
+		dist  optimize.Distribution
+	)
+	fo := p.Fit
+	if model != nil {
+		// The solvers read the model's own CDF; the density on a grid
+		// is for the plot and the report.
+		if sv, hnote, err = p.Solve.withModelHorizon(model); err != nil {
+			return nil, err
+		}
+		d, dist = model.Density(sv.Options.Horizon.Seconds(), fo.Grid), model
+	} else {
+		if sv, hnote, err = p.Solve.withHorizon(train); err != nil {
+			return nil, err
+		}
+		fo.Horizon = sv.Options.Horizon.Seconds()
 		if d, err = fit.Estimate(train, fo); err != nil {
 			return nil, err
 		}
+		dist = d
 	}
-	der, err := p.Solve.solve(d, true)
+	der, err := sv.solve(dist, true)
 	if err != nil {
 		return nil, err
 	}
-	sec := &section{Segment: segment, Density: d, Derived: der, Note: note}
-	if p.Solve.Phases != PhasesExact && p.Solve.Method != "sqrt" {
-		if sec.Simple, err = optimize.PriceOfSimplicity(d, p.Solve.Budget, p.Solve.Options); err != nil {
-			return nil, solveError(err)
-		}
-	}
+	sec := &section{Segment: segment, Density: d, Derived: der, Note: note, HorizonNote: hnote}
 	derivedSched := der.Result.Schedule
 	derivedSched.Name = "pollfit"
 	scheds := []optimize.Schedule{derivedSched}
@@ -193,16 +203,20 @@ func (p Plan) plan(segment string, sample *fit.Sample, d *fit.Density, ages []ti
 		ex.Name = "exact"
 		scheds = append(scheds, ex)
 	}
-	H := horizonOf(p.Solve.Options)
+	o := der.Result.Options
 	for _, ref := range optimize.References {
-		if ref.Horizon() < H {
+		if ref.Horizon() != o.Horizon {
 			sec.Omitted = append(sec.Omitted, ref.Name)
 			continue
 		}
 		scheds = append(scheds, ref)
 	}
-	scheds = append(scheds, fixedLike(derivedSched, H))
+	fixed, err := fixedLike(derivedSched, o)
+	if err == nil {
+		scheds = append(scheds, fixed)
+	}
 	items := itemsOf(test)
+	ages, labels = HorizonAges(ages, labels, o.Horizon)
 	opt := optimize.ScoreOptions{Ages: ages, Seed: p.Seed}
 	for _, s := range scheds {
 		sec.Rows = append(sec.Rows, report.NewRow(optimize.ScoreSchedule(s, items, opt), labels, nil))
@@ -211,29 +225,15 @@ func (p Plan) plan(segment string, sample *fit.Sample, d *fit.Density, ages []ti
 	return sec, nil
 }
 
-// fixedLike returns the fixed-interval schedule with no more stuck polls
-// than s over the horizon: gap = horizon / (polls − 1), rounded up to the
-// second (to the millisecond below one second).
-func fixedLike(s optimize.Schedule, horizon time.Duration) optimize.Schedule {
-	n := s.StuckPolls()
-	if n < 2 {
-		n = 2
-	}
-	gap := (horizon + time.Duration(n-2)) / time.Duration(n-1)
-	unit := time.Second
-	if gap < time.Second {
-		unit = time.Millisecond
-	}
-	gap = (gap + unit - 1).Truncate(unit)
-	f := optimize.Schedule{Name: "fixed", Phases: []optimize.Phase{{Growth: optimize.Fixed, Gap: gap, Until: horizon}}}
-	return f
-}
-
-func horizonOf(o optimize.Options) time.Duration {
-	if o.Horizon == 0 {
-		return optimize.DefaultHorizon
-	}
-	return o.Horizon
+// fixedLike returns the fixed-interval schedule that spends the stuck
+// polls of s over the horizon of o as closely as it can without exceeding
+// them, with a gap no smaller than o's min gap: the smallest such gap, in
+// whole milliseconds (optimize.Tune). It fails when even one gap of the
+// whole horizon spends more.
+func fixedLike(s optimize.Schedule, o optimize.Options) (optimize.Schedule, error) {
+	t, err := optimize.Tune(optimize.Family{Name: "fixed", Growth: optimize.Fixed, MinGap: o.MinGap}, o.Horizon,
+		optimize.Budget{StuckPolls: max(2, s.StuckPolls())}, nil, optimize.ScoreOptions{})
+	return t.Schedule, err
 }
 
 // planMeta is what the schedule document carries about how it was made.
@@ -243,6 +243,14 @@ func planMeta(s *section) json.RawMessage {
 		r.Optimum = &s.Derived.Exact.Expected
 	}
 	return resultMeta(&r)
+}
+
+// fmtLag writes seconds with 3 significant digits, and an exact 0 as 0.
+func fmtLag(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
 func (p Plan) writeSection(w io.Writer, s *section) error {
@@ -272,23 +280,30 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 	if r.Method != "phased" {
 		phases = r.Method
 	}
-	fmt.Fprintf(w, "\nschedule (%s; budget %s; horizon %s):\n  %s\n", phases, budgetText(p.Solve.Budget),
-		optimize.FormatDuration(horizonOf(p.Solve.Options)), r.Schedule)
-	fmt.Fprintf(w, "expected: mean lag %.3gs, %d stuck polls, %.3g mean polls, caught %.1f%%\n",
-		r.Expected.MeanLag, r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught)
+	o := r.Options
+	fmt.Fprintf(w, "\nschedule (%s; budget %s; horizon %s; min gap %s; grid %s):\n  %s\n", phases, budgetText(p.Solve.Budget),
+		optimize.FormatDuration(o.Horizon), optimize.FormatDuration(o.MinGap), optimize.FormatDuration(o.Resolution), r.Schedule)
+	if s.HorizonNote != "" {
+		fmt.Fprintf(w, "  %s\n", s.HorizonNote)
+	}
+	fmt.Fprintf(w, "expected: mean lag %ss, %d stuck polls, %.3g mean polls, caught %.1f%%\n",
+		fmtLag(r.Expected.MeanLag), r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught)
 	if ex := s.Derived.Exact; ex != nil && ex != r {
-		fmt.Fprintf(w, "exact optimum: mean lag %.3gs (this schedule ×%.3f)", ex.Expected.MeanLag, r.Expected.MeanLag/ex.Expected.MeanLag)
+		fmt.Fprintf(w, "exact optimum (same min gap): mean lag %ss (this schedule ×%.3f)", fmtLag(ex.Expected.MeanLag), r.Expected.MeanLag/ex.Expected.MeanLag)
 		if sq := s.Derived.Sqrt; sq != nil {
-			fmt.Fprintf(w, "; √ rule: %.3gs", sq.Expected.MeanLag)
+			fmt.Fprintf(w, "; √ rule: %ss", fmtLag(sq.Expected.MeanLag))
 		}
 		fmt.Fprintln(w)
 	}
-	if r.MarginalPrice > 0 {
-		fmt.Fprintf(w, "marginal price: one more poll per item buys %.3gs of mean lag\n", r.MarginalPrice)
+	if f := s.Derived.Free; f != nil {
+		fmt.Fprintf(w, "exact optimum with gaps down to the grid's %s: mean lag %ss\n", optimize.FormatDuration(o.Resolution), fmtLag(f.Expected.MeanLag))
 	}
-	if len(s.Simple) > 0 {
-		fmt.Fprintf(w, "price of simplicity (mean lag of the best K-phase schedule / exact optimum):\n ")
-		for _, x := range s.Simple {
+	if r.MarginalPrice > 0 {
+		fmt.Fprintf(w, "marginal price: one more poll per item buys %ss of mean lag\n", fmtLag(r.MarginalPrice))
+	}
+	if simple := s.Derived.Simple; len(simple) > 0 {
+		fmt.Fprintf(w, "price of simplicity (mean lag of the best K-phase schedule / exact optimum at the same min gap):\n ")
+		for _, x := range simple {
 			if x.Err != nil {
 				fmt.Fprintf(w, "  K=%d: -", x.K)
 				continue
@@ -305,8 +320,8 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 		return err
 	}
 	if len(s.Omitted) > 0 {
-		fmt.Fprintf(w, "not scored: %s stop polling at %s, before the %s horizon (pollfit evaluate scores them as they are)\n",
-			strings.Join(s.Omitted, ", "), optimize.FormatDuration(optimize.References[0].Horizon()), optimize.FormatDuration(horizonOf(p.Solve.Options)))
+		fmt.Fprintf(w, "not scored: %s poll over %s, not this %s horizon (pollfit evaluate scores them as they are)\n",
+			strings.Join(s.Omitted, ", "), optimize.FormatDuration(optimize.References[0].Horizon()), optimize.FormatDuration(o.Horizon))
 	}
 	_, err := fmt.Fprintln(w)
 	return err

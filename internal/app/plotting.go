@@ -9,11 +9,8 @@ import (
 )
 
 // plotTimeline draws the poll times of the schedules over the density
-// (see plot.Timeline); horizon 0 means the solvers' default.
+// (see plot.Timeline) up to the horizon.
 func plotTimeline(path string, d *fit.Density, scheds []optimize.Schedule, horizon time.Duration) error {
-	if horizon == 0 {
-		horizon = optimize.DefaultHorizon
-	}
 	return plot.Timeline(path, d.CDF, scheds, horizon)
 }
 

@@ -1,9 +1,11 @@
 package app
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -85,42 +87,204 @@ func (s Solve) check() error {
 	return nil
 }
 
+// withHorizon returns s with its horizon set for the settle times of
+// sample: the one given, or one from the data, the nice duration above the
+// 99th percentile of the settled items' times (optimize.HorizonAbove), with
+// a note that says so ("" for a given horizon).
+func (s Solve) withHorizon(sample *fit.Sample) (Solve, string, error) {
+	if s.Options.Horizon > 0 {
+		return s, "", nil
+	}
+	q, n := sample.SettledQuantile(optimize.HorizonQuantile)
+	if n == 0 {
+		return s, "", errors.New("no settled item to choose a horizon from: give --horizon")
+	}
+	s.Options.Horizon = optimize.HorizonAbove(q)
+	return s, horizonNote(s.Options.Horizon, q, "settle times"), nil
+}
+
+// withModelHorizon is withHorizon for a model: its 99th percentile.
+func (s Solve) withModelHorizon(d optimize.Distribution) (Solve, string, error) {
+	if s.Options.Horizon > 0 {
+		return s, "", nil
+	}
+	h, q, err := optimize.HorizonFor(d)
+	if err != nil {
+		return s, "", solveError(err)
+	}
+	s.Options.Horizon = h
+	return s, horizonNote(h, q, "the model"), nil
+}
+
+func horizonNote(h time.Duration, q float64, of string) string {
+	return fmt.Sprintf("horizon %s from the data: the 99th percentile of %s is %s; --horizon sets it",
+		optimize.FormatDuration(h), of, formatSeconds(q))
+}
+
+// formatSeconds writes seconds as a duration with 3 significant digits:
+// 5.31s, 742ms, 12m30s.
+func formatSeconds(v float64) string {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'g', 3, 64) + "s"
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v))-2) // 3 significant digits
+	d := time.Duration(math.Round(v/p) * p * 1e9)
+	if d <= 0 {
+		d = time.Duration(math.Round(v * 1e9))
+	}
+	return optimize.FormatDuration(d)
+}
+
 // derived is a solved schedule with what plan reports beside it.
 type derived struct {
 	Result *optimize.Result
-	Exact  *optimize.Result // the exact optimum at the same budget
-	Sqrt   *optimize.Result // the √ rule at the same budget; nil when it failed
+	Exact  *optimize.Result // the exact optimum at the same budget and min gap
+	// Free is the exact optimum with gaps down to the resolution, when the
+	// min gap is coarser; nil otherwise or when it failed.
+	Free *optimize.Result
+	Sqrt *optimize.Result // the √ rule at the same budget; nil when it failed
+	// Simple is the price of simplicity, K = 1 … optimize.MaxPhases
+	// (full solves of phased schedules only).
+	Simple []optimize.Simplicity
 }
 
-// solve derives the schedule for d under s.
-func (s Solve) solve(d optimize.Distribution, wantSqrt bool) (*derived, error) {
-	var (
-		res *optimize.Result
-		err error
-	)
+// solve derives the schedule for d under s; full adds what plan reports
+// beside it (the √ rule, the price of simplicity, the exact optimum
+// without the min gap) and the warnings that name a binding constraint.
+func (s Solve) solve(d optimize.Distribution, full bool) (*derived, error) {
+	out := &derived{}
+	var err error
 	switch {
 	case s.Method == "sqrt":
-		res, err = optimize.SqrtRule(d, s.Budget, s.Options)
+		out.Result, err = optimize.SqrtRule(d, s.Budget, s.Options)
 	case s.Phases == PhasesExact:
-		res, err = optimize.Exact(d, s.Budget, s.Options)
+		out.Result, err = optimize.Exact(d, s.Budget, s.Options)
+	case full: // the price of simplicity holds the schedule of every K
+		if out.Simple, err = optimize.PriceOfSimplicity(d, s.Budget, s.Options); err == nil {
+			out.Result, err = optimize.PickPhases(out.Simple, s.Phases)
+		}
 	default:
-		res, err = optimize.Phased(d, s.Budget, s.Phases, s.Options)
+		out.Result, err = optimize.Phased(d, s.Budget, s.Phases, s.Options)
 	}
 	if err != nil {
 		return nil, solveError(err)
 	}
-	out := &derived{Result: res}
+	res := out.Result
 	if res.Method == "exact" {
 		out.Exact = res
 	} else if ex, err := optimize.Exact(d, s.Budget, s.Options); err == nil {
 		out.Exact = ex
 	}
-	if wantSqrt && res.Method != "sqrt" {
+	if !full {
+		return out, nil
+	}
+	if res.Method != "sqrt" {
 		if sq, err := optimize.SqrtRule(d, s.Budget, s.Options); err == nil {
 			out.Sqrt = sq
 		}
 	}
+	if o := res.Options; o.MinGap > o.Resolution {
+		free := s.Options
+		free.MinGap = o.Resolution
+		if ex, err := optimize.Exact(d, s.Budget, free); err == nil {
+			out.Free = ex
+		}
+	}
+	res.Warnings = append(res.Warnings, out.binding(s)...)
 	return out, nil
+}
+
+// Thresholds of the binding-constraint warnings: a schedule is far from
+// the optimum beyond optimize.AutoRatio, a constraint binds when it costs
+// more than bindRatio, and a budget is left unspent below unspentShare of
+// it.
+const (
+	bindRatio    = 1.02
+	unspentShare = 0.9
+)
+
+// binding explains, when the derived schedule is far from the exact
+// optimum with gaps down to the resolution or leaves budget unspent, which
+// constraint binds and the flag that loosens it: the min gap (the exact
+// optimum at the min gap against the free one), the nice grid (the best
+// schedule of any number of phases against the exact optimum at the same
+// min gap) and the phases (this schedule against the best of more phases).
+func (d *derived) binding(s Solve) []string {
+	r, ex := d.Result, d.Exact
+	if ex == nil || r.Method == "sqrt" {
+		return nil
+	}
+	free := ex
+	if d.Free != nil {
+		free = d.Free
+	}
+	lag := r.Expected.MeanLag
+	far := lag > optimize.AutoRatio*free.Expected.MeanLag
+	b := s.Budget
+	var unspent []string
+	if b.StuckPolls > 0 && float64(r.Expected.StuckPolls) < unspentShare*float64(b.StuckPolls) {
+		unspent = append(unspent, fmt.Sprintf("%d of %d stuck polls", b.StuckPolls-r.Expected.StuckPolls, b.StuckPolls))
+	}
+	if b.MeanPolls > 0 && r.Expected.MeanPolls < unspentShare*b.MeanPolls {
+		unspent = append(unspent, fmt.Sprintf("%.3g of %.4g mean polls", b.MeanPolls-r.Expected.MeanPolls, b.MeanPolls))
+	}
+	if !far && len(unspent) == 0 {
+		return nil
+	}
+	head := fmt.Sprintf("this schedule's mean lag is ×%.3g the exact optimum's (%s)", lag/free.Expected.MeanLag, formatSeconds(free.Expected.MeanLag))
+	if len(unspent) > 0 {
+		head += " and it leaves " + strings.Join(unspent, " and ") + " unspent"
+	}
+	o := r.Options
+	type cause struct {
+		ratio float64
+		text  string
+	}
+	var causes []cause
+	if d.Free != nil {
+		if f := ex.Expected.MeanLag / free.Expected.MeanLag; f > bindRatio {
+			smallest := free.Polls[0]
+			for i := 1; i < len(free.Polls); i++ {
+				smallest = min(smallest, free.Polls[i]-free.Polls[i-1])
+			}
+			causes = append(causes, cause{f, fmt.Sprintf("the min gap %s binds (×%.3g: the optimum uses gaps down to %s): --min-gap %s",
+				optimize.FormatDuration(o.MinGap), f, optimize.FormatDuration(smallest), optimize.FormatDuration(max(o.Resolution, optimize.NiceFloor(smallest))))})
+		}
+	}
+	if r.Method == "phased" && len(d.Simple) > 0 {
+		best := -1
+		for i, x := range d.Simple {
+			if x.Err == nil && (best < 0 || x.MeanLag < d.Simple[best].MeanLag) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			bestLag := d.Simple[best].MeanLag
+			if f := bestLag / ex.Expected.MeanLag; f > bindRatio {
+				causes = append(causes, cause{f, fmt.Sprintf("the nice gaps bind (×%.3g: the best of up to %d phases of them against the exact optimum at the same min gap): --nice-gaps takes other gaps, --phases exact gives the optimum itself",
+					f, optimize.MaxPhases)})
+			}
+			if f := lag / bestLag; f > bindRatio {
+				k := d.Simple[best].K
+				for _, x := range d.Simple {
+					if x.Err == nil && x.MeanLag <= optimize.AutoRatio*ex.Expected.MeanLag {
+						k = x.K
+						break
+					}
+				}
+				causes = append(causes, cause{f, fmt.Sprintf("the number of phases binds (×%.3g against %d phases): --phases %d", f, d.Simple[best].K, k)})
+			}
+		}
+	}
+	slices.SortStableFunc(causes, func(a, b cause) int { return cmp.Compare(b.ratio, a.ratio) })
+	if len(causes) == 0 {
+		return []string{head + ": no single constraint explains it"}
+	}
+	var texts []string
+	for _, c := range causes {
+		texts = append(texts, c.text)
+	}
+	return []string{head + ": " + strings.Join(texts, "; ")}
 }
 
 // solveError turns solver errors about the settings into usage errors.

@@ -137,7 +137,7 @@ func (sw Sweep) Run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	a, err := newArena(sw.Input, sw.Fit, sw.Solve.Options, sw.Holdout, sw.Seed, stderr)
+	a, err := newArena(sw.Input, sw.Fit, sw.Solve, sw.Holdout, sw.Seed, stderr)
 	if err != nil {
 		return err
 	}
@@ -160,6 +160,9 @@ func (sw Sweep) Run(stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if a.horizonNote != "" && !sw.Quiet {
+		fmt.Fprintln(stderr, a.horizonNote)
+	}
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
@@ -179,7 +182,7 @@ func (sw Sweep) sweep(a *arena, budgets []float64, byMean bool, fams []optimize.
 		if !sw.Quiet {
 			fmt.Fprintf(stderr, "\rsweep: budget %d of %d (%s)", i+1, len(budgets), budgetText(b))
 		}
-		entries, warn, err := a.contenders(sw.Solve, b, fams, opt)
+		entries, warn, err := a.contenders(b, fams, opt)
 		if err != nil {
 			return nil, nil, fmt.Errorf("budget %g: %w", v, err)
 		}

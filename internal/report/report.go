@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -124,6 +126,7 @@ func Table(w io.Writer, rows []Row, note string) error {
 		head = append(head, "mean polls", "mean lag", "median", "p95", "p99", "caught")
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	secs := lagFormat(rows)
 	for _, r := range rows {
 		cells := []string{r.Name}
 		for _, v := range r.PollsBy.Values {
@@ -135,7 +138,7 @@ func Table(w io.Writer, rows []Row, note string) error {
 			ml := secs(*r.MeanLag)
 			if r.MeanLagCI != nil {
 				mp += fmt.Sprintf("±%.2f", *r.MeanPollCI)
-				ml += fmt.Sprintf("±%.2f", *r.MeanLagCI)
+				ml += "±" + secs(*r.MeanLagCI)
 			}
 			cells = append(cells, mp, ml, secs(*r.MedianLag), secs(*r.P95Lag), secs(*r.P99Lag),
 				fmt.Sprintf("%.1f%%", 100**r.Caught))
@@ -183,7 +186,36 @@ func count(v float64) string {
 	return fmt.Sprintf("%.1f", v)
 }
 
-func secs(v float64) string { return fmt.Sprintf("%.2fs", v) }
+// lagFormat returns how a table writes lags: in one unit for the whole
+// table, chosen from its rows' median mean lag — seconds from 0.1 s,
+// milliseconds from 0.1 ms, then µs and ns — with 2 decimals, 3 when the
+// median is below 1 in that unit, so that sub-second latencies do not
+// print as 0.00s.
+func lagFormat(rows []Row) func(float64) string {
+	var lags []float64
+	for _, r := range rows {
+		if r.MeanLag != nil && *r.MeanLag > 0 && !math.IsInf(*r.MeanLag, 0) {
+			lags = append(lags, *r.MeanLag)
+		}
+	}
+	unit, scale, prec := "s", 1.0, 2
+	if len(lags) > 0 {
+		slices.Sort(lags)
+		med := lags[len(lags)/2]
+		switch {
+		case med < 1e-7:
+			unit, scale = "ns", 1e9
+		case med < 1e-4:
+			unit, scale = "µs", 1e6
+		case med < 0.1:
+			unit, scale = "ms", 1e3
+		}
+		if med*scale < 1 {
+			prec = 3
+		}
+	}
+	return func(v float64) string { return strconv.FormatFloat(v*scale, 'f', prec, 64) + unit }
+}
 
 // CSV writes rows as CSV with the JSON keys as header; polls_by becomes
 // one column per age ("polls_by_30s"), and polls a space-separated list.

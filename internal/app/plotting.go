@@ -14,12 +14,12 @@ func plotTimeline(path string, d *fit.Density, scheds []optimize.Schedule, horiz
 	if horizon == 0 {
 		horizon = optimize.DefaultHorizon
 	}
-	return plot.Timeline(path, d.CDF, scheds, horizon)
+	return plot.Timeline(path, d.CDF, scheds, horizon, plot.TimelineOptions{})
 }
 
 // plotDensity draws the histogram, density, survival and hazard.
 func plotDensity(path string, d *fit.Density, s *fit.Sample) error {
-	return fit.Plot(d, s, path)
+	return fit.Plot(d, s, path, fit.PlotOptions{})
 }
 
 // plotSample draws the poll times of the schedules over the empirical
@@ -39,5 +39,5 @@ func plotSample(path string, s *fit.Sample, scheds []optimize.Schedule) error {
 		}
 		cdf = plot.EmpiricalCDF(settled)
 	}
-	return plot.Timeline(path, cdf, scheds, horizon)
+	return plot.Timeline(path, cdf, scheds, horizon, plot.TimelineOptions{})
 }

@@ -12,13 +12,12 @@ import (
 
 // Optimize settings: see the optimize command's help.
 type Optimize struct {
-	Input          Input
-	Density        string // a density JSON file written by fit
-	Dist           string // a parametric model
-	Fit            fit.Options
-	Solve          Solve
-	MinSegmentRows int
-	Out            string
+	Input   Input
+	Density string // a density JSON file written by fit
+	Dist    string // a parametric model
+	Fit     fit.Options
+	Solve   Solve
+	Out     string
 }
 
 // Run derives the schedule and writes it as the JSON document that export
@@ -50,6 +49,9 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 	var doc export.Document
 	switch {
 	case o.Density != "":
+		if err := o.Input.refuseSegment("a --density file"); err != nil {
+			return err
+		}
 		d, err := readDensity(o.Density)
 		if err != nil {
 			return err
@@ -60,6 +62,9 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 		}
 		doc.Schedule, doc.Meta = r.Schedule, resultMeta(r)
 	case o.Dist != "":
+		if err := o.Input.refuseSegment("a --dist model"); err != nil {
+			return err
+		}
 		d, err := distDensity(o.Dist, fo)
 		if err != nil {
 			return err
@@ -74,26 +79,23 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		d, err := fit.Estimate(sample, fo)
-		if err != nil {
-			return fitError(err)
-		}
-		r, err := o.derive(d)
+		parts, err := o.Input.parts(sample, stderr)
 		if err != nil {
 			return err
 		}
-		doc.Schedule, doc.Meta = r.Schedule, resultMeta(r)
-		names, parts, _ := sample.Segments(o.MinSegmentRows)
-		for i, name := range names {
-			d, err := fit.Estimate(parts[i], fo)
+		rs, err := eachPart(parts, func(pt part) (*optimize.Result, error) {
+			d, err := fit.Estimate(pt.Sample, fo)
 			if err != nil {
-				return fmt.Errorf("segment %q: %w", name, fitError(err))
+				return nil, fitError(err)
 			}
-			r, err := o.derive(d)
-			if err != nil {
-				return fmt.Errorf("segment %q: %w", name, err)
-			}
-			doc.Segments = append(doc.Segments, export.Segment{Name: name, Schedule: r.Schedule, Meta: resultMeta(r)})
+			return o.derive(d)
+		})
+		if err != nil {
+			return err
+		}
+		doc.Schedule, doc.Meta = rs[0].Schedule, resultMeta(rs[0])
+		for i, pt := range parts[1:] {
+			doc.Segments = append(doc.Segments, export.Segment{Name: pt.Name, Schedule: rs[i+1].Schedule, Meta: resultMeta(rs[i+1])})
 		}
 	}
 	if !o.Input.Quiet {

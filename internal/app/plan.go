@@ -17,18 +17,17 @@ import (
 
 // Plan settings: see the plan command's help.
 type Plan struct {
-	Input          Input
-	Dist           string // a parametric model instead of data (fit.ParseDist)
-	Fit            fit.Options
-	Solve          Solve
-	Ages           string // "30s,2m,15m"
-	Format         string // table or json
-	Holdout        float64
-	Seed           uint64
-	InSample       bool   // score on the rows fitted on (and all of them)
-	MinSegmentRows int    // segments with fewer rows are folded into "other"
-	Plot           string // timeline plot file, or ""
-	Out            string // also write the schedule JSON document here
+	Input    Input
+	Dist     string // a parametric model instead of data (fit.ParseDist)
+	Fit      fit.Options
+	Solve    Solve
+	Ages     string // "30s,2m,15m"
+	Format   string // table or json
+	Holdout  float64
+	Seed     uint64
+	InSample bool   // score on the rows fitted on (and all of them)
+	Plot     string // timeline plot file, or "" (one per segment: see plotPaths)
+	Out      string // also write the schedule JSON document here
 }
 
 // section is the plan of one segment (or of all the data).
@@ -71,30 +70,26 @@ func (p Plan) Run(stdout, stderr io.Writer) error {
 		if len(p.Input.Paths) > 0 {
 			return Usagef("--dist gives the distribution instead of data: give --dist or --input, not both")
 		}
+		if err := p.Input.refuseSegment("a --dist model"); err != nil {
+			return err
+		}
 		return p.runModel(stdout, ages, labels)
 	}
 	sample, rep, err := p.Input.load(stderr)
 	if err != nil {
 		return err
 	}
-	names, parts, folded := sample.Segments(p.MinSegmentRows)
-	if len(folded) > 0 {
-		fmt.Fprintf(stderr, "segments with fewer than %d rows folded into \"other\": %s\n", p.MinSegmentRows, strings.Join(folded, ", "))
-	}
-	var secs []*section
-	all, err := p.plan(export.AllSegment, sample, nil, ages, labels)
+	parts, err := p.Input.parts(sample, stderr)
 	if err != nil {
 		return err
 	}
-	secs = append(secs, all)
-	for i, name := range names {
-		s, err := p.plan(name, parts[i], nil, ages, labels)
-		if err != nil {
-			return fmt.Errorf("segment %q: %w", name, err)
-		}
-		secs = append(secs, s)
+	secs, err := eachPart(parts, func(pt part) (*section, error) {
+		return p.plan(pt.Name, pt.Sample, nil, ages, labels)
+	})
+	if err != nil {
+		return err
 	}
-	return p.write(stdout, secs, rep)
+	return p.write(stdout, stderr, secs, rep)
 }
 
 // modelDraws is how many items plan scores a model's schedules on.
@@ -120,12 +115,12 @@ func (p Plan) runModel(stdout io.Writer, ages []time.Duration, labels []string) 
 		return err
 	}
 	sec.Note = fmt.Sprintf("scored on %d quantiles of %s", modelDraws, dist.String())
-	return p.write(stdout, []*section{sec}, nil)
+	return p.write(stdout, io.Discard, []*section{sec}, nil)
 }
 
 // write writes the plan's sections: the schedule document (with -o), the
 // plot (with --plot), and the report.
-func (p Plan) write(stdout io.Writer, secs []*section, rep *fit.Report) error {
+func (p Plan) write(stdout, stderr io.Writer, secs []*section, rep *fit.Report) error {
 	all := secs[0]
 	doc := export.Document{Schedule: all.Derived.Result.Schedule, Meta: planMeta(all)}
 	for _, s := range secs[1:] {
@@ -137,7 +132,14 @@ func (p Plan) write(stdout io.Writer, secs []*section, rep *fit.Report) error {
 		}
 	}
 	if p.Plot != "" {
-		if err := plotTimeline(p.Plot, all.Density, all.Schedules, p.Solve.Options.Horizon); err != nil {
+		parts := make([]part, len(secs))
+		for i, s := range secs {
+			parts[i] = part{Name: s.Segment}
+		}
+		err := plotParts(p.Plot, parts, stderr, p.Input.Quiet, func(i int, file string) error {
+			return plotTimeline(file, parts[i], secs[i].Density, secs[i].Schedules, p.Solve.Options.Horizon)
+		})
+		if err != nil {
 			return err
 		}
 	}

@@ -41,7 +41,7 @@ func compareCommand(stdout, stderr io.Writer) *cli.Command {
 		Name:  "compare",
 		Usage: "compare the derived schedule with baseline families tuned to the same budget, on held-out items",
 		UsageText: "pollfit compare --input FILE --column NAME (--budget N | --mean-polls M) [--families all|exp,poly,…] [--schedule SPEC …]\n" +
-			"   [--holdout 0.3] [--seed S] [--in-sample] [--arrivals 50/s [--burst N]] [--format table|json|csv]",
+			"   [--holdout 0.3] [--seed S] [--in-sample] [--segment COLUMN] [--arrivals 50/s [--burst N]] [--format table|json|csv]",
 		Flags: flags(inputFlags(), solveFlags(), fitFlags("fit-"), contestFlags(), scoreFlags(), []cli.Flag{
 			&cli.BoolFlag{Name: "in-sample", Usage: "also score on the items fitted on (optimistic)"},
 		}),
@@ -101,12 +101,12 @@ func sweepCommand(stdout, stderr io.Writer) *cli.Command {
 		Name:  "sweep",
 		Usage: "the lag–budget frontier: the optimum, the K-phase schedule and each family across budgets, your schedules as points",
 		UsageText: "pollfit sweep --input FILE --column NAME (--budgets 10..300[:N] | --mean-polls-range 2..20[:N]) [--families …] [--schedule SPEC …]\n" +
-			"   [-o sweep.csv] [--plot sweep.svg|png]",
+			"   [--segment COLUMN] [-o sweep.csv] [--plot sweep.svg|png]",
 		Flags: flags(inputFlags(), sweepSolveFlags(), fitFlags("fit-"), contestFlags(), []cli.Flag{
 			&cli.StringFlag{Name: "budgets", Usage: "stuck-poll budgets `A..B[:N]`: N points (default 12) log-spaced from A to B"},
 			&cli.StringFlag{Name: "mean-polls-range", Usage: "mean-poll budgets `A..B[:N]` instead of stuck polls"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the CSV to `FILE` (written whole or not at all); default stdout"},
-			&cli.StringFlag{Name: "plot", Usage: "draw mean lag against budget to `FILE`.svg or .png"},
+			&cli.StringFlag{Name: "plot", Usage: "draw mean lag against budget to `FILE`.svg or .png" + perSegmentPlot},
 		}),
 		Action: func(c *cli.Context) error {
 			in, err := inputOf(c, stderr, false)

@@ -130,6 +130,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return a
 }
 
+// perSegmentPlot ends the help of every --plot flag.
+const perSegmentPlot = "; with --segment, one more per segment, named FILE-SEGMENT.png (or .svg)"
+
 // inputFlags are the flags of every command that reads settle times.
 func inputFlags() []cli.Flag {
 	return []cli.Flag{
@@ -143,7 +146,8 @@ func inputFlags() []cli.Flag {
 		&cli.StringFlag{Name: "pending", Usage: "comma-separated --status values of items still pending (right-censored)"},
 		&cli.StringFlag{Name: "observed-at", Usage: "when observation ended (RFC 3339, or an epoch number with --epoch): the censoring age of pending rows without a duration"},
 		&cli.StringFlag{Name: "exclude-status", Usage: "comma-separated --status values whose rows are left out on purpose (counted)"},
-		&cli.StringFlag{Name: "segment", Usage: "column whose values are planned separately (e.g. payment method)"},
+		&cli.StringFlag{Name: "segment", Usage: "column whose values are reported separately (e.g. payment method): a table per segment after all items', a segment column in CSV and JSON, a plot per segment"},
+		&cli.IntFlag{Name: "min-segment-rows", Value: app.DefaultMinSegmentRows, Usage: "fold segments with fewer rows into \"other\""},
 		&cli.BoolFlag{Name: "binned", Usage: "rows are bins: lower, upper, count[, censored] (see docs/scale.md)"},
 		&cli.StringFlag{Name: "delimiter", Value: ",", Usage: "CSV field delimiter"},
 		&cli.BoolFlag{Name: "drop-invalid", Usage: "drop rows with empty, non-numeric, infinite or negative values (counted per reason on stderr) instead of failing"},
@@ -174,8 +178,9 @@ func inputOf(c *cli.Context, stderr io.Writer, withBundled bool) (app.Input, err
 		delim = []rune{'\t'}
 	}
 	in := app.Input{
-		Paths: c.StringSlice("input"),
-		Quiet: c.Bool("quiet"),
+		Paths:          c.StringSlice("input"),
+		Quiet:          c.Bool("quiet"),
+		MinSegmentRows: c.Int("min-segment-rows"),
 		Read: fit.ReadOptions{
 			Column:        c.String("column"),
 			Unit:          unit,
@@ -211,13 +216,13 @@ func evaluateCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "evaluate",
 		Usage:     "score schedules: polls by age, stuck cost and, with --input, lag quantiles and polls per item",
-		UsageText: "pollfit evaluate [--input FILE --column NAME] --schedule SPEC_OR_FILE [--schedule …] [--at 30s,2m,15m] [--format table|json|csv] [--polls]",
+		UsageText: "pollfit evaluate [--input FILE --column NAME] --schedule SPEC_OR_FILE [--schedule …] [--segment COLUMN] [--at 30s,2m,15m] [--format table|json|csv] [--polls]",
 		Flags: append(append(inputFlags(),
 			&cli.StringSliceFlag{Name: "schedule", Aliases: []string{"s"}, Usage: "a spec (\"every 1s until 30s, every 2s until 2m\"), NAME=SPEC, a reference name (before, 76cd188, a74b69e, now) or a schedule file; repeatable"},
 			&cli.BoolFlag{Name: "polls", Usage: "list each schedule's poll times (seconds from age 0)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the Monte Carlo draws of jittered schedules"},
 			&cli.IntFlag{Name: "draws", Value: 200, Usage: "Monte Carlo draws for jittered schedules"},
-			&cli.StringFlag{Name: "plot", Usage: "draw each schedule's poll times over the settle-time distribution to `FILE`.png or .svg"},
+			&cli.StringFlag{Name: "plot", Usage: "draw each schedule's poll times over the settle-time distribution to `FILE`.png or .svg" + perSegmentPlot},
 		), scoreFlags()...),
 		Action: func(c *cli.Context) error {
 			in, err := inputOf(c, stderr, false)
@@ -360,8 +365,7 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.Float64Flag{Name: "holdout", Value: 0.3, Usage: "share of rows held out: fit on the rest, score on these"},
 			&cli.BoolFlag{Name: "in-sample", Usage: "fit and score on all rows (flatters every schedule fitted on them)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the held-out split and of Monte Carlo draws"},
-			&cli.IntFlag{Name: "min-segment-rows", Value: 200, Usage: "fold segments with fewer rows into \"other\""},
-			&cli.StringFlag{Name: "plot", Usage: "draw the poll times over the density to `FILE`.png or .svg"},
+			&cli.StringFlag{Name: "plot", Usage: "draw the poll times over the density to `FILE`.png or .svg" + perSegmentPlot},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "also write the schedule JSON document to `FILE`"},
 		}),
 		Action: func(c *cli.Context) error {
@@ -382,18 +386,17 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 				return err
 			}
 			return app.Plan{
-				Input:          in,
-				Dist:           c.String("dist"),
-				Fit:            fitOf(c, "fit-"),
-				Solve:          solve,
-				Ages:           c.String("at"),
-				Format:         c.String("format"),
-				Holdout:        c.Float64("holdout"),
-				InSample:       c.Bool("in-sample"),
-				Seed:           c.Uint64("seed"),
-				MinSegmentRows: c.Int("min-segment-rows"),
-				Plot:           c.String("plot"),
-				Out:            c.String("output"),
+				Input:    in,
+				Dist:     c.String("dist"),
+				Fit:      fitOf(c, "fit-"),
+				Solve:    solve,
+				Ages:     c.String("at"),
+				Format:   c.String("format"),
+				Holdout:  c.Float64("holdout"),
+				InSample: c.Bool("in-sample"),
+				Seed:     c.Uint64("seed"),
+				Plot:     c.String("plot"),
+				Out:      c.String("output"),
 			}.Run(stdout, stderr)
 		},
 	}
@@ -409,8 +412,7 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "horizon", Usage: "last grid time: a duration such as 15m, or seconds; mass beyond it is the stuck share", DefaultText: "the largest time"},
 			&cli.Float64Flag{Name: "holdout", Usage: "share of rows held out to report the held-out log-likelihood"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the held-out split"},
-			&cli.IntFlag{Name: "min-segment-rows", Value: 200, Usage: "fold segments with fewer rows into \"other\""},
-			&cli.StringFlag{Name: "plot", Usage: "draw histogram, density, survival and hazard to `FILE`.png or .svg"},
+			&cli.StringFlag{Name: "plot", Usage: "draw histogram, density, survival and hazard to `FILE`.png or .svg" + perSegmentPlot},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON to `FILE` (default stdout)"},
 		}),
 		Action: func(c *cli.Context) error {
@@ -432,12 +434,11 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 			opt.Holdout = c.Float64("holdout")
 			opt.Seed = c.Uint64("seed")
 			return app.Fit{
-				Input:          in,
-				Options:        opt,
-				Dist:           c.String("dist"),
-				MinSegmentRows: c.Int("min-segment-rows"),
-				Plot:           c.String("plot"),
-				Out:            c.String("output"),
+				Input:   in,
+				Options: opt,
+				Dist:    c.String("dist"),
+				Plot:    c.String("plot"),
+				Out:     c.String("output"),
 			}.Run(stdout, stderr)
 		},
 	}
@@ -451,7 +452,6 @@ func optimizeCommand(stdout, stderr io.Writer) *cli.Command {
 		Flags: flags(inputFlags(), solveFlags(), fitFlags("fit-"), []cli.Flag{
 			distFlag,
 			&cli.StringFlag{Name: "density", Usage: "a density JSON `FILE` written by pollfit fit"},
-			&cli.IntFlag{Name: "min-segment-rows", Value: 200, Usage: "fold segments with fewer rows into \"other\""},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the schedule JSON to `FILE` (default stdout)"},
 		}),
 		Action: func(c *cli.Context) error {
@@ -464,13 +464,12 @@ func optimizeCommand(stdout, stderr io.Writer) *cli.Command {
 				return err
 			}
 			return app.Optimize{
-				Input:          in,
-				Density:        c.String("density"),
-				Dist:           c.String("dist"),
-				Fit:            fitOf(c, "fit-"),
-				Solve:          solve,
-				MinSegmentRows: c.Int("min-segment-rows"),
-				Out:            c.String("output"),
+				Input:   in,
+				Density: c.String("density"),
+				Dist:    c.String("dist"),
+				Fit:     fitOf(c, "fit-"),
+				Solve:   solve,
+				Out:     c.String("output"),
 			}.Run(stdout, stderr)
 		},
 	}

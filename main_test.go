@@ -53,6 +53,18 @@ var cliCases = []struct {
 	{"plan_dist_and_input", "plan|--dist|lognormal:mu=1,sigma=0.8|-i|fixtures/payments.csv|-c|settle_s|--budget|30", 2},
 	// A misspelt status value is reported.
 	{"fit_unmatched_pending", "fit|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pendin|-o|/dev/null", 0},
+	// --segment (issue 15): a table per payment method after all items'.
+	{"compare_segments", "compare|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--segment|method|--budget|37|--families|exp,fixed|-q", 0},
+	{"sweep_segments", "sweep|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--segment|method|--budgets|20..80:2|--families|exp|--phases|exact|-s|before|-q", 0},
+	{"evaluate_segments", "evaluate|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--segment|method|-s|now|-s|before|--min-segment-rows|2000|--arrivals|50/s", 0},
+	{"evaluate_segments_csv", "evaluate|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--segment|method|-s|now|--at|30s|--format|csv|-q", 0},
+	// … and refused, before any reading, where there are no rows to split.
+	{"plan_dist_segment", "plan|--dist|lognormal:mu=1,sigma=0.8|--budget|30|--segment|method", 2},
+	{"fit_dist_segment", "fit|--dist|lognormal:mu=1,sigma=0.8|--segment|method", 2},
+	{"optimize_dist_segment", "optimize|--dist|lognormal:mu=1,sigma=0.8|--budget|30|--segment|method", 2},
+	{"evaluate_segment_without_input", "evaluate|-s|now|--segment|method", 2},
+	{"export_segment", "export|-s|now|--segment|method", 2},
+	{"fit_bad_min_segment_rows", "fit|-i|fixtures/payments.csv|-c|settle_s|--segment|method|--min-segment-rows|-1", 2},
 }
 
 func TestCLIGolden(t *testing.T) {

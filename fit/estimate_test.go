@@ -455,15 +455,18 @@ func TestPlot(t *testing.T) {
 	dir := t.TempDir()
 	for ext, magic := range map[string]string{".png": "\x89PNG", ".svg": "<?xml"} {
 		p := filepath.Join(dir, "fit"+ext)
-		if err := Plot(d, s, p); err != nil {
+		if err := Plot(d, s, p, PlotOptions{Label: "segment card"}); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(p)
 		if err != nil || !bytes.HasPrefix(b, []byte(magic)) {
 			t.Errorf("Plot(%s) wrote %d bytes starting %q, want %q", ext, len(b), b[:min(len(b), 5)], magic)
 		}
+		if ext == ".svg" && !bytes.Contains(b, []byte("segment card: kde")) {
+			t.Errorf("Plot(%s) title does not start with the label", ext)
+		}
 	}
-	if err := Plot(d, s, filepath.Join(dir, "fit.gif")); err == nil {
+	if err := Plot(d, s, filepath.Join(dir, "fit.gif"), PlotOptions{}); err == nil {
 		t.Error("Plot(.gif) = nil error, want one")
 	}
 	entries, _ := os.ReadDir(dir)

@@ -16,6 +16,13 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
+// PlotOptions labels the figure Plot draws.
+type PlotOptions struct {
+	// Label, when not empty, heads the title, which otherwise gives the
+	// method, n and the bandwidth: e.g. "segment card".
+	Label string
+}
+
 // Plot draws the estimate in three stacked panels — histogram of the
 // sample's settled times with the density, survival (with the
 // Kaplan–Meier steps when there is censoring) and hazard — and writes
@@ -24,8 +31,8 @@ import (
 // density panel then shows t·f(t), the density of ln t, so that areas
 // still read as probabilities. s may be nil (no histogram). The file is
 // written to a temporary file and renamed, so readers never see a
-// partial plot.
-func Plot(d *Density, s *Sample, path string) error {
+// partial plot. opt labels the figure (its zero value: no label).
+func Plot(d *Density, s *Sample, path string, opt PlotOptions) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".png" && ext != ".svg" {
 		return fmt.Errorf("plot %s: unknown format %q (want .png or .svg)", path, ext)
@@ -51,6 +58,9 @@ func Plot(d *Density, s *Sample, path string) error {
 		dens.Y.Label.Text = "t·f(t): density of ln t"
 	}
 	dens.Title.Text = title(d)
+	if opt.Label != "" {
+		dens.Title.Text = opt.Label + ": " + dens.Title.Text
+	}
 	histMax := 0.0
 	if s != nil {
 		if h := histogram(d, s, lo, logX); h != nil {

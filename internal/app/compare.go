@@ -48,20 +48,31 @@ type arena struct {
 	short       string // the same, shorter, for plot titles
 }
 
-// newArena loads the input, splits it (holdout > 0) and fits the density
-// on the training part up to the horizon of sv (from the training part's
-// settle times when sv has none).
-func newArena(in Input, fo fit.Options, sv Solve, holdout float64, seed uint64, stderr io.Writer) (*arena, error) {
+// checkHoldout checks --holdout before any reading.
+func checkHoldout(holdout float64) error {
 	if !(holdout >= 0 && holdout < 1) {
-		return nil, Usagef("--holdout %v: want a share in [0, 1)", holdout)
+		return Usagef("--holdout %v: want a share in [0, 1)", holdout)
 	}
+	return nil
+}
+
+// loadParts loads the input, which the command needs (need says why), and
+// splits it into parts: all items, then each segment.
+func (in Input) loadParts(stderr io.Writer, need string) ([]part, error) {
 	sample, _, err := in.load(stderr)
 	if err != nil {
 		return nil, err
 	}
 	if sample == nil {
-		return nil, Usagef("--input is required: compare fits and scores on settle times")
+		return nil, Usagef("--input is required: %s", need)
 	}
+	return in.parts(sample, stderr)
+}
+
+// newArena splits the sample (holdout > 0, checked by checkHoldout) and
+// fits the density on the training part up to the horizon of sv (from the
+// training part's settle times when sv has none).
+func newArena(sample *fit.Sample, fo fit.Options, sv Solve, holdout float64, seed uint64) (*arena, error) {
 	a := &arena{train: sample, test: sample}
 	a.note = fmt.Sprintf("scored in-sample on all %s items (no hold-out)", thousands(sample.Len()))
 	a.short = fmt.Sprintf("in-sample, %s items", thousands(sample.Len()))
@@ -75,6 +86,7 @@ func newArena(in Input, fo fit.Options, sv Solve, holdout float64, seed uint64, 
 			return nil, Usagef("--holdout %v leaves %d items to fit and %d to score: too few rows", holdout, a.train.Len(), a.test.Len())
 		}
 	}
+	var err error
 	if a.solve, a.horizonNote, err = sv.withHorizon(a.train); err != nil {
 		return nil, err
 	}
@@ -173,19 +185,30 @@ func parseFamilies(list string) ([]optimize.Family, error) {
 	return fams, nil
 }
 
-// compareJSON is the compare command's JSON document.
+// compareJSON is the compare command's JSON document: the note and
+// counts of all items at the top, every part's rows in one table (each
+// row names its segment), and the notes and counts of the segments.
 type compareJSON struct {
-	Note         string       `json:"note"`
-	Budget       budgetJSON   `json:"budget"`
-	HorizonS     float64      `json:"horizon_s"`
-	Fitted       int          `json:"fitted"`
-	Scored       int          `json:"scored"`
-	Holdout      float64      `json:"holdout"`
-	Seed         uint64       `json:"seed"`
-	Rows         []report.Row `json:"rows"`
-	InSampleRows []report.Row `json:"in_sample_rows,omitempty"`
-	Load         []loadRow    `json:"load,omitempty"`
-	Warnings     []string     `json:"warnings,omitempty"`
+	Note         string        `json:"note"`
+	Budget       budgetJSON    `json:"budget"`
+	HorizonS     float64       `json:"horizon_s"`
+	Fitted       int           `json:"fitted"`
+	Scored       int           `json:"scored"`
+	Holdout      float64       `json:"holdout"`
+	Seed         uint64        `json:"seed"`
+	Rows         []report.Row  `json:"rows"`
+	InSampleRows []report.Row  `json:"in_sample_rows,omitempty"`
+	Load         []loadRow     `json:"load,omitempty"`
+	Warnings     []string      `json:"warnings,omitempty"`
+	Segments     []segmentNote `json:"segments,omitempty"`
+}
+
+// segmentNote is what compareJSON says of each segment besides its rows.
+type segmentNote struct {
+	Segment string `json:"segment"`
+	Note    string `json:"note"`
+	Fitted  int    `json:"fitted"`
+	Scored  int    `json:"scored"`
 }
 
 type budgetJSON struct {
@@ -193,8 +216,22 @@ type budgetJSON struct {
 	MeanPolls  float64 `json:"mean_polls,omitempty"`
 }
 
+// comparison is the comparison on one part of the input.
+type comparison struct {
+	part     part
+	arena    *arena
+	entries  []entry
+	scores   []optimize.Score
+	rows     []report.Row // scored on the test items
+	inRows   []report.Row // on the training items, with --in-sample
+	load     []loadRow
+	note     string
+	warnings []string // prefixed by the segment
+}
+
 // Run derives the optimum, tunes the families to the same budget, scores
-// everything on the held-out items and prints one row per schedule.
+// everything on the held-out items and prints one row per schedule: for
+// all items, then for each segment.
 func (c Compare) Run(stdout, stderr io.Writer) error {
 	if err := c.Fit.Check(); err != nil {
 		return &UsageError{err}
@@ -209,6 +246,9 @@ func (c Compare) Run(stdout, stderr io.Writer) error {
 	if err := checkFormat(c.Format, "table", "json", "csv"); err != nil {
 		return err
 	}
+	if err := checkHoldout(c.Holdout); err != nil {
+		return err
+	}
 	ages, labels, err := ParseAges(c.Ages)
 	if err != nil {
 		return err
@@ -221,80 +261,144 @@ func (c Compare) Run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	a, err := newArena(c.Input, c.Fit, c.Solve, c.Holdout, c.Seed, stderr)
+	parts, err := c.Input.loadParts(stderr, "compare fits and scores on settle times")
 	if err != nil {
 		return err
 	}
-	ages, labels = HorizonAges(ages, labels, a.horizon)
 	opt := optimize.ScoreOptions{Ages: ages, Seed: c.Seed, Draws: c.Draws}
-	entries, warnings, err := a.contenders(b, fams, opt)
+	// Each part gets its own fit, its own optimum and its own tuned
+	// families: what the comparison would be on its rows alone.
+	res, err := eachPart(parts, func(pt part) (*comparison, error) {
+		return c.compare(pt, fams, users, &opt, &labels)
+	})
 	if err != nil {
 		return err
-	}
-	for _, s := range users {
-		entries = append(entries, entry{kindUser, s})
-	}
-	scheds := make([]optimize.Schedule, len(entries))
-	scores := make([]optimize.Score, len(entries))
-	rows := make([]report.Row, len(entries))
-	for i, e := range entries {
-		scheds[i] = e.Schedule
-		scores[i] = optimize.ScoreSchedule(e.Schedule, a.testItems, opt)
-		rows[i] = report.NewRow(scores[i], labels, nil)
-	}
-	var inRows []report.Row
-	if c.InSample && a.heldOut {
-		for _, e := range entries {
-			inRows = append(inRows, report.NewRow(optimize.ScoreSchedule(e.Schedule, a.trainItems, opt), labels, nil))
-		}
-	}
-	var load []loadRow
-	if c.Load.Arrivals > 0 {
-		load = c.Load.rows(scheds, scores)
-	}
-	note := fmt.Sprintf("%s; each family tuned on the fitted items to %s over %s", a.note, budgetText(b), optimize.FormatDuration(a.horizon))
-	if a.horizonNote != "" {
-		note += "\n(" + a.horizonNote + ")"
-	}
-	if len(users) > 0 {
-		note += "; your schedules as given"
 	}
 	switch c.Format {
 	case "json":
-		err = report.JSON(stdout, compareJSON{
-			Note: note, Budget: budgetJSON{b.StuckPolls, b.MeanPolls}, HorizonS: a.horizon.Seconds(),
-			Fitted: a.train.Len(), Scored: a.test.Len(), Holdout: c.Holdout, Seed: c.Seed,
-			Rows: rows, InSampleRows: inRows, Load: load, Warnings: warnings,
-		})
+		err = c.writeJSON(stdout, res)
 	case "csv":
+		var rows []report.Row
+		for _, r := range res {
+			rows = append(rows, r.rows...)
+		}
 		err = report.CSV(stdout, rows)
 	default:
-		err = c.writeTable(stdout, note, a, rows, inRows, scores, entries, load)
+		for i, r := range res {
+			if len(res) > 1 {
+				if i > 0 {
+					fmt.Fprintln(stdout)
+				}
+				fmt.Fprintf(stdout, "== %s: %s\n", r.part.title(), r.part.size())
+			}
+			if err = c.writeTable(stdout, r); err != nil {
+				break
+			}
+		}
 	}
 	if err != nil {
 		return err
 	}
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "warning: %s\n", w)
+	for _, r := range res {
+		for _, w := range r.warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
 	}
 	return nil
 }
 
-func (c Compare) writeTable(w io.Writer, note string, a *arena, rows, inRows []report.Row, scores []optimize.Score, entries []entry, load []loadRow) error {
-	if err := report.Table(w, rows, note); err != nil {
+// compare fits, derives, tunes and scores on one part.
+//
+// Ages not given follow the horizon of the first part (all items) and are
+// kept for the rest, so that every part's rows have the same columns.
+func (c Compare) compare(pt part, fams []optimize.Family, users []optimize.Schedule, shared *optimize.ScoreOptions, sharedLabels *[]string) (*comparison, error) {
+	a, err := newArena(pt.Sample, c.Fit, c.Solve, c.Holdout, c.Seed)
+	if err != nil {
+		return nil, err
+	}
+	shared.Ages, *sharedLabels = HorizonAges(shared.Ages, *sharedLabels, a.horizon)
+	opt, labels := *shared, *sharedLabels
+	b := c.Solve.Budget
+	entries, warnings, err := a.contenders(b, fams, opt)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range users {
+		entries = append(entries, entry{kindUser, s})
+	}
+	r := &comparison{part: pt, arena: a, entries: entries}
+	for _, w := range warnings {
+		if pt.segmented() {
+			w = pt.title() + ": " + w
+		}
+		r.warnings = append(r.warnings, w)
+	}
+	scheds := make([]optimize.Schedule, len(entries))
+	r.scores = make([]optimize.Score, len(entries))
+	r.rows = make([]report.Row, len(entries))
+	for i, e := range entries {
+		scheds[i] = e.Schedule
+		r.scores[i] = optimize.ScoreSchedule(e.Schedule, a.testItems, opt)
+		r.rows[i] = report.NewRow(r.scores[i], labels, nil)
+		r.rows[i].Segment = pt.Name
+	}
+	if c.InSample && a.heldOut {
+		for _, e := range entries {
+			row := report.NewRow(optimize.ScoreSchedule(e.Schedule, a.trainItems, opt), labels, nil)
+			row.Segment = pt.Name
+			r.inRows = append(r.inRows, row)
+		}
+	}
+	if c.Load.Arrivals > 0 {
+		r.load = c.Load.rows(scheds, r.scores)
+		for i := range r.load {
+			r.load[i].Segment = pt.Name
+		}
+	}
+	r.note = fmt.Sprintf("%s; each family tuned on the fitted items to %s over %s", a.note, budgetText(b), optimize.FormatDuration(a.horizon))
+	if len(users) > 0 {
+		r.note += "; your schedules as given"
+	}
+	if a.horizonNote != "" {
+		r.note += "\n" + a.horizonNote
+	}
+	return r, nil
+}
+
+func (c Compare) writeJSON(w io.Writer, res []*comparison) error {
+	all := res[0]
+	b := c.Solve.Budget
+	out := compareJSON{
+		Note: all.note, Budget: budgetJSON{b.StuckPolls, b.MeanPolls}, HorizonS: all.arena.horizon.Seconds(),
+		Fitted: all.arena.train.Len(), Scored: all.arena.test.Len(), Holdout: c.Holdout, Seed: c.Seed,
+	}
+	for _, r := range res {
+		out.Rows = append(out.Rows, r.rows...)
+		out.InSampleRows = append(out.InSampleRows, r.inRows...)
+		out.Load = append(out.Load, r.load...)
+		out.Warnings = append(out.Warnings, r.warnings...)
+		if r.part.segmented() {
+			out.Segments = append(out.Segments, segmentNote{r.part.Name, r.note, r.arena.train.Len(), r.arena.test.Len()})
+		}
+	}
+	return report.JSON(w, out)
+}
+
+func (c Compare) writeTable(w io.Writer, r *comparison) error {
+	if err := report.Table(w, r.rows, r.note); err != nil {
 		return err
 	}
-	if line := sameCost(scores, entries); line != "" {
+	if line := sameCost(r.scores, r.entries); line != "" {
 		fmt.Fprintln(w, line)
 	}
-	if inRows != nil {
+	if r.inRows != nil {
 		fmt.Fprintln(w)
-		if err := report.Table(w, inRows, fmt.Sprintf("in-sample: scored on the %s items fitted on (optimistic)", thousands(a.train.Len()))); err != nil {
+		if err := report.Table(w, r.inRows, fmt.Sprintf("in-sample: scored on the %s items fitted on (optimistic)", thousands(r.arena.train.Len()))); err != nil {
 			return err
 		}
 	}
-	if load != nil {
-		return c.Load.write(w, load)
+	if r.load != nil {
+		return c.Load.write(w, r.load)
 	}
 	return nil
 }

@@ -51,42 +51,82 @@ func (e Evaluate) Run(stdout, stderr io.Writer) error {
 			scheds[i].Name = fmt.Sprintf("#%d", i+1)
 		}
 	}
+	if e.Load.Arrivals > 0 && len(e.Input.Paths) == 0 {
+		return Usagef("--arrivals needs --input: the request rate depends on the mean polls per item")
+	}
 	sample, _, err := e.Input.load(stderr)
 	if err != nil {
 		return err
 	}
-	items := itemsOf(sample)
+	parts, err := e.Input.parts(sample, stderr)
+	if err != nil {
+		return err
+	}
 	var horizon time.Duration
 	for _, s := range scheds {
 		horizon = max(horizon, s.Horizon())
 	}
 	ages, labels = HorizonAges(ages, labels, horizon)
 	opt := optimize.ScoreOptions{Ages: ages, Seed: e.Seed, Draws: e.Draws}
-	rows := make([]report.Row, len(scheds))
-	scores := make([]optimize.Score, len(scheds))
-	for i, s := range scheds {
-		var polls []time.Duration
-		if e.Polls {
-			polls = s.Polls()
+	// Each part is scored alone: its rows are what a schedule of that
+	// segment would meet.
+	tables, err := eachPart(parts, func(pt part) (scored, error) {
+		items := itemsOf(pt.Sample)
+		t := scored{part: pt, rows: make([]report.Row, len(scheds)), scores: make([]optimize.Score, len(scheds))}
+		for i, s := range scheds {
+			var polls []time.Duration
+			if e.Polls {
+				polls = s.Polls()
+			}
+			t.scores[i] = optimize.ScoreSchedule(s, items, opt)
+			t.rows[i] = report.NewRow(t.scores[i], labels, polls)
+			t.rows[i].Segment = pt.Name
 		}
-		scores[i] = optimize.ScoreSchedule(s, items, opt)
-		rows[i] = report.NewRow(scores[i], labels, polls)
+		return t, nil
+	})
+	if err != nil {
+		return err
 	}
 	if e.Plot != "" {
-		if err := plotSample(e.Plot, sample, scheds); err != nil {
+		err := plotParts(e.Plot, parts, stderr, e.Input.Quiet, func(i int, file string) error {
+			return plotSample(file, parts[i], scheds)
+		})
+		if err != nil {
 			return err
 		}
 	}
-	if e.Load.Arrivals > 0 && items == nil {
-		return Usagef("--arrivals needs --input: the request rate depends on the mean polls per item")
+	switch e.Format {
+	case "json", "csv":
+		var rows []report.Row
+		for _, t := range tables {
+			rows = append(rows, t.rows...)
+		}
+		return writeRows(stdout, e.Format, rows, "")
 	}
-	if err := writeRows(stdout, e.Format, rows, ""); err != nil {
-		return err
-	}
-	if e.Load.Arrivals > 0 && e.Format == "table" {
-		return e.Load.write(stdout, e.Load.rows(scheds, scores))
+	for i, t := range tables {
+		if len(tables) > 1 {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			fmt.Fprintf(stdout, "== %s: %s\n", t.part.title(), t.part.size())
+		}
+		if err := report.Table(stdout, t.rows, ""); err != nil {
+			return err
+		}
+		if e.Load.Arrivals > 0 {
+			if err := e.Load.write(stdout, e.Load.rows(scheds, t.scores)); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// scored is the schedules' scores on one part of the input.
+type scored struct {
+	part   part
+	rows   []report.Row
+	scores []optimize.Score
 }
 
 func writeRows(w io.Writer, format string, rows []report.Row, note string) error {

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
+	"github.com/pollfit/pollfit/export"
 	"github.com/pollfit/pollfit/fit"
 	"github.com/pollfit/pollfit/internal/outfile"
 	"github.com/pollfit/pollfit/internal/report"
@@ -15,12 +15,11 @@ import (
 
 // Fit settings: see the fit command's help.
 type Fit struct {
-	Input          Input
-	Options        fit.Options
-	Dist           string // a parametric model given directly instead of data
-	MinSegmentRows int
-	Plot           string
-	Out            string
+	Input   Input
+	Options fit.Options
+	Dist    string // a parametric model given directly instead of data
+	Plot    string // plot file, or "" (one per segment: see plotPaths)
+	Out     string
 }
 
 // fitJSON is the fit command's output: the overall density's keys at the
@@ -39,11 +38,13 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 	if err := f.Options.Check(); err != nil {
 		return &UsageError{err}
 	}
-	if f.MinSegmentRows < 0 {
-		return Usagef("--min-segment-rows %d: want a count ≥ 0", f.MinSegmentRows)
-	}
 	if f.Dist != "" && len(f.Input.Paths) > 0 {
 		return Usagef("--dist gives the distribution instead of data: give --dist or --input, not both")
+	}
+	if f.Dist != "" {
+		if err := f.Input.refuseSegment("a --dist model"); err != nil {
+			return err
+		}
 	}
 	var out fitJSON
 	if f.Dist != "" {
@@ -53,7 +54,7 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 		}
 		out.Density = d
 		if f.Plot != "" {
-			if err := plotDensity(f.Plot, d, nil); err != nil {
+			if err := plotDensity(f.Plot, part{Name: export.AllSegment}, d, nil); err != nil {
 				return err
 			}
 		}
@@ -66,25 +67,29 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 			return err
 		}
 		out.Input = rep
-		if out.Density, err = fit.Estimate(sample, f.Options); err != nil {
-			return fitError(err)
+		parts, err := f.Input.parts(sample, stderr)
+		if err != nil {
+			return err
 		}
-		names, parts, folded := sample.Segments(f.MinSegmentRows)
-		if len(folded) > 0 {
-			fmt.Fprintf(stderr, "segments with fewer than %d rows folded into \"other\": %s\n", f.MinSegmentRows, strings.Join(folded, ", "))
+		ds, err := eachPart(parts, func(pt part) (*fit.Density, error) {
+			d, err := fit.Estimate(pt.Sample, f.Options)
+			return d, fitError(err)
+		})
+		if err != nil {
+			return err
 		}
-		for i, name := range names {
-			d, err := fit.Estimate(parts[i], f.Options)
-			if err != nil {
-				return fmt.Errorf("segment %q: %w", name, fitError(err))
-			}
+		out.Density = ds[0]
+		for i, pt := range parts[1:] {
 			if out.Segments == nil {
 				out.Segments = map[string]*fit.Density{}
 			}
-			out.Segments[name] = d
+			out.Segments[pt.Name] = ds[i+1]
 		}
 		if f.Plot != "" {
-			if err := plotDensity(f.Plot, out.Density, sample); err != nil {
+			err := plotParts(f.Plot, parts, stderr, f.Input.Quiet, func(i int, file string) error {
+				return plotDensity(file, parts[i], ds[i], parts[i].Sample)
+			})
+			if err != nil {
 				return err
 			}
 		}

@@ -34,7 +34,14 @@ type Input struct {
 	Read    fit.ReadOptions
 	Bundled *Bundled // used when Paths is empty; nil means no data
 	Quiet   bool
+	// MinSegmentRows: segments (Read.Segment) with fewer rows are
+	// reported together as "other"; 0 keeps every segment apart. The
+	// command's flag defaults to DefaultMinSegmentRows.
+	MinSegmentRows int
 }
+
+// DefaultMinSegmentRows is the default of --min-segment-rows.
+const DefaultMinSegmentRows = 200
 
 // Bundled is a dataset compiled into the binary with its presets.
 type Bundled struct {
@@ -51,6 +58,9 @@ func (in Input) load(stderr io.Writer) (*fit.Sample, *fit.Report, error) {
 		rep *fit.Report
 		err error
 	)
+	if in.MinSegmentRows < 0 {
+		return nil, nil, Usagef("--min-segment-rows %d: want a count ≥ 0", in.MinSegmentRows)
+	}
 	switch {
 	case len(in.Paths) > 0:
 		if in.Read.Column == "" && in.Read.Start == "" && !in.Read.Binned {

@@ -64,6 +64,7 @@ func PeakPolls(polls []time.Duration, window time.Duration) int {
 
 // loadRow is one schedule's load.
 type loadRow struct {
+	Segment   string   `json:"segment,omitempty"` // see report.Row
 	Name      string   `json:"name"`
 	MeanPolls float64  `json:"mean_polls"`
 	Steady    float64  `json:"steady_rps"`

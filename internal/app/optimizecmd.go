@@ -12,13 +12,12 @@ import (
 
 // Optimize settings: see the optimize command's help.
 type Optimize struct {
-	Input          Input
-	Density        string // a density JSON file written by fit
-	Dist           string // a parametric model
-	Fit            fit.Options
-	Solve          Solve
-	MinSegmentRows int
-	Out            string
+	Input   Input
+	Density string // a density JSON file written by fit
+	Dist    string // a parametric model
+	Fit     fit.Options
+	Solve   Solve
+	Out     string
 }
 
 // Run derives the schedule and writes it as the JSON document that export
@@ -49,6 +48,9 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 	var notes []string
 	switch {
 	case o.Density != "":
+		if err := o.Input.refuseSegment("a --density file"); err != nil {
+			return err
+		}
 		// A density file's own grid ends at its horizon: the default
 		// horizon is the model's 99th percentile, as for --dist.
 		d, err := readDensity(o.Density)
@@ -65,6 +67,9 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 		}
 		doc.Schedule, doc.Meta, notes = r.Schedule, resultMeta(r), append(notes, note)
 	case o.Dist != "":
+		if err := o.Input.refuseSegment("a --dist model"); err != nil {
+			return err
+		}
 		dist, err := fit.ParseDist(o.Dist)
 		if err != nil {
 			return Usagef("--dist: %w", err)
@@ -83,18 +88,24 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		r, note, err := o.fromSample(sample)
+		parts, err := o.Input.parts(sample, stderr)
 		if err != nil {
 			return err
 		}
-		doc.Schedule, doc.Meta, notes = r.Schedule, resultMeta(r), append(notes, note)
-		names, parts, _ := sample.Segments(o.MinSegmentRows)
-		for i, name := range names {
-			r, _, err := o.fromSample(parts[i])
-			if err != nil {
-				return fmt.Errorf("segment %q: %w", name, err)
-			}
-			doc.Segments = append(doc.Segments, export.Segment{Name: name, Schedule: r.Schedule, Meta: resultMeta(r)})
+		type solved struct {
+			r    *optimize.Result
+			note string
+		}
+		rs, err := eachPart(parts, func(pt part) (solved, error) {
+			r, note, err := o.fromSample(pt.Sample)
+			return solved{r, note}, err
+		})
+		if err != nil {
+			return err
+		}
+		doc.Schedule, doc.Meta, notes = rs[0].r.Schedule, resultMeta(rs[0].r), append(notes, rs[0].note)
+		for i, pt := range parts[1:] {
+			doc.Segments = append(doc.Segments, export.Segment{Name: pt.Name, Schedule: rs[i+1].r.Schedule, Meta: resultMeta(rs[i+1].r)})
 		}
 	}
 	if !o.Input.Quiet {

@@ -17,18 +17,17 @@ import (
 
 // Plan settings: see the plan command's help.
 type Plan struct {
-	Input          Input
-	Dist           string // a parametric model instead of data (fit.ParseDist)
-	Fit            fit.Options
-	Solve          Solve
-	Ages           string // "30s,2m,15m"
-	Format         string // table or json
-	Holdout        float64
-	Seed           uint64
-	InSample       bool   // score on the rows fitted on (and all of them)
-	MinSegmentRows int    // segments with fewer rows are folded into "other"
-	Plot           string // timeline plot file, or ""
-	Out            string // also write the schedule JSON document here
+	Input    Input
+	Dist     string // a parametric model instead of data (fit.ParseDist)
+	Fit      fit.Options
+	Solve    Solve
+	Ages     string // "30s,2m,15m"
+	Format   string // table or json
+	Holdout  float64
+	Seed     uint64
+	InSample bool   // score on the rows fitted on (and all of them)
+	Plot     string // timeline plot file, or "" (one per segment: see plotPaths)
+	Out      string // also write the schedule JSON document here
 }
 
 // section is the plan of one segment (or of all the data).
@@ -40,6 +39,9 @@ type section struct {
 	Note    string
 	// HorizonNote says where the horizon came from when it was not given.
 	HorizonNote string
+	// Ages and Labels are the ages polls are counted by.
+	Ages   []time.Duration
+	Labels []string
 	Schedules []optimize.Schedule // scored, the derived first
 	// Omitted names the reference schedules that stop before the
 	// horizon: scored, their lag would be over the items they catch
@@ -72,30 +74,30 @@ func (p Plan) Run(stdout, stderr io.Writer) error {
 		if len(p.Input.Paths) > 0 {
 			return Usagef("--dist gives the distribution instead of data: give --dist or --input, not both")
 		}
+		if err := p.Input.refuseSegment("a --dist model"); err != nil {
+			return err
+		}
 		return p.runModel(stdout, ages, labels)
 	}
 	sample, rep, err := p.Input.load(stderr)
 	if err != nil {
 		return err
 	}
-	names, parts, folded := sample.Segments(p.MinSegmentRows)
-	if len(folded) > 0 {
-		fmt.Fprintf(stderr, "segments with fewer than %d rows folded into \"other\": %s\n", p.MinSegmentRows, strings.Join(folded, ", "))
-	}
-	var secs []*section
-	all, err := p.plan(export.AllSegment, sample, nil, ages, labels)
+	parts, err := p.Input.parts(sample, stderr)
 	if err != nil {
 		return err
 	}
-	secs = append(secs, all)
-	for i, name := range names {
-		s, err := p.plan(name, parts[i], nil, ages, labels)
-		if err != nil {
-			return fmt.Errorf("segment %q: %w", name, err)
+	secs, err := eachPart(parts, func(pt part) (*section, error) {
+		s, err := p.plan(pt.Name, pt.Sample, nil, ages, labels)
+		if err == nil && ages == nil { // the first part's, for every part
+			ages, labels = s.Ages, s.Labels
 		}
-		secs = append(secs, s)
+		return s, err
+	})
+	if err != nil {
+		return err
 	}
-	return p.write(stdout, secs, rep)
+	return p.write(stdout, stderr, secs, rep)
 }
 
 // modelDraws is how many items plan scores a model's schedules on.
@@ -118,12 +120,12 @@ func (p Plan) runModel(stdout io.Writer, ages []time.Duration, labels []string) 
 		return err
 	}
 	sec.Note = fmt.Sprintf("scored on %d quantiles of %s", modelDraws, dist.String())
-	return p.write(stdout, []*section{sec}, nil)
+	return p.write(stdout, io.Discard, []*section{sec}, nil)
 }
 
 // write writes the plan's sections: the schedule document (with -o), the
 // plot (with --plot), and the report.
-func (p Plan) write(stdout io.Writer, secs []*section, rep *fit.Report) error {
+func (p Plan) write(stdout, stderr io.Writer, secs []*section, rep *fit.Report) error {
 	all := secs[0]
 	doc := export.Document{Schedule: all.Derived.Result.Schedule, Meta: planMeta(all)}
 	for _, s := range secs[1:] {
@@ -135,7 +137,14 @@ func (p Plan) write(stdout io.Writer, secs []*section, rep *fit.Report) error {
 		}
 	}
 	if p.Plot != "" {
-		if err := plotTimeline(p.Plot, all.Density, all.Schedules, all.Derived.Result.Options.Horizon); err != nil {
+		parts := make([]part, len(secs))
+		for i, s := range secs {
+			parts[i] = part{Name: s.Segment}
+		}
+		err := plotParts(p.Plot, parts, stderr, p.Input.Quiet, func(i int, file string) error {
+			return plotTimeline(file, parts[i], secs[i].Density, secs[i].Schedules, secs[i].Derived.Result.Options.Horizon)
+		})
+		if err != nil {
 			return err
 		}
 	}
@@ -217,6 +226,7 @@ func (p Plan) plan(segment string, sample *fit.Sample, model *fit.Dist, ages []t
 	}
 	items := itemsOf(test)
 	ages, labels = HorizonAges(ages, labels, o.Horizon)
+	sec.Ages, sec.Labels = ages, labels
 	opt := optimize.ScoreOptions{Ages: ages, Seed: p.Seed}
 	for _, s := range scheds {
 		sec.Rows = append(sec.Rows, report.NewRow(optimize.ScoreSchedule(s, items, opt), labels, nil))

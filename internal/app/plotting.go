@@ -8,26 +8,42 @@ import (
 	"github.com/pollfit/pollfit/optimize"
 )
 
-// plotTimeline draws the poll times of the schedules over the density
-// (see plot.Timeline) up to the horizon.
-func plotTimeline(path string, d *fit.Density, scheds []optimize.Schedule, horizon time.Duration) error {
-	return plot.Timeline(path, d.CDF, scheds, horizon)
+// plotTitle is the title of a plot of the part: def alone for all items,
+// "def: segment NAME" for a segment.
+func plotTitle(def string, p part) string {
+	if !p.segmented() {
+		return def
+	}
+	return def + ": " + p.title()
 }
 
-// plotDensity draws the histogram, density, survival and hazard.
-func plotDensity(path string, d *fit.Density, s *fit.Sample) error {
-	return fit.Plot(d, s, path)
+// plotTimeline draws the poll times of the schedules over the part's
+// density (see plot.Timeline) up to the horizon.
+func plotTimeline(path string, p part, d *fit.Density, scheds []optimize.Schedule, horizon time.Duration) error {
+	return plot.Timeline(path, d.CDF, scheds, horizon, plot.TimelineOptions{Title: plotTitle(plot.DefaultTimelineTitle, p)})
+}
+
+// plotDensity draws the histogram, density, survival and hazard of the
+// part (s may be nil: no histogram).
+func plotDensity(path string, p part, d *fit.Density, s *fit.Sample) error {
+	var label string
+	if p.segmented() {
+		label = p.title()
+	}
+	return fit.Plot(d, s, path, fit.PlotOptions{Label: label})
 }
 
 // plotSample draws the poll times of the schedules over the empirical
-// distribution of the sample (settled items only), or alone without one.
-func plotSample(path string, s *fit.Sample, scheds []optimize.Schedule) error {
+// distribution of the part's sample (settled items only), or alone
+// without one.
+func plotSample(path string, p part, scheds []optimize.Schedule) error {
 	var horizon time.Duration
 	for _, sc := range scheds {
 		horizon = max(horizon, sc.Horizon())
 	}
 	var cdf func(float64) float64
-	if s != nil {
+	title := plot.DefaultTimelineTitle
+	if s := p.Sample; s != nil {
 		var settled []float64
 		for i, t := range s.Times {
 			if !s.IsCensored(i) {
@@ -35,6 +51,8 @@ func plotSample(path string, s *fit.Sample, scheds []optimize.Schedule) error {
 			}
 		}
 		cdf = plot.EmpiricalCDF(settled)
+	} else {
+		title = "Poll times" // no data, no distribution
 	}
-	return plot.Timeline(path, cdf, scheds, horizon)
+	return plot.Timeline(path, cdf, scheds, horizon, plot.TimelineOptions{Title: plotTitle(title, p)})
 }

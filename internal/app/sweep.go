@@ -86,6 +86,7 @@ func ParseRange(flag, s string, integer bool) ([]float64, error) {
 
 // SweepRow is one schedule at one budget: a row of the sweep CSV.
 type SweepRow struct {
+	Segment    string  // "all" (export.AllSegment) for all items, else a --segment value
 	Schedule   string  // "exact", "pollfit" (K-phase), a family or a user schedule
 	Kind       string  // exact, phased, family or user
 	Budget     float64 // the budget swept (stuck or mean polls); a user schedule's own spend
@@ -100,7 +101,7 @@ type SweepRow struct {
 }
 
 // SweepHeader is the header of the sweep CSV (see docs/sweep.md).
-var SweepHeader = []string{"schedule", "kind", "budget", "stuck_polls", "mean_polls", "mean_lag_s", "median_lag_s", "p95_lag_s", "p99_lag_s", "caught", "spec"}
+var SweepHeader = []string{"segment", "schedule", "kind", "budget", "stuck_polls", "mean_polls", "mean_lag_s", "median_lag_s", "p95_lag_s", "p99_lag_s", "caught", "spec"}
 
 // Run sweeps the budgets and writes the CSV (and the plot).
 func (sw Sweep) Run(stdout, stderr io.Writer) error {
@@ -137,13 +138,41 @@ func (sw Sweep) Run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	a, err := newArena(sw.Input, sw.Fit, sw.Solve, sw.Holdout, sw.Seed, stderr)
+	if err := checkHoldout(sw.Holdout); err != nil {
+		return err
+	}
+	parts, err := sw.Input.loadParts(stderr, "sweep fits and scores on settle times")
 	if err != nil {
 		return err
 	}
-	rows, warnings, err := sw.sweep(a, budgets, byMean, fams, users, stderr)
+	// Each part gets its own fit and its own sweep: the frontier of its
+	// rows alone.
+	type swept struct {
+		arena    *arena
+		rows     []SweepRow
+		warnings []string
+	}
+	res, err := eachPart(parts, func(pt part) (swept, error) {
+		a, err := newArena(pt.Sample, sw.Fit, sw.Solve, sw.Holdout, sw.Seed)
+		if err != nil {
+			return swept{}, err
+		}
+		if a.horizonNote != "" && !sw.Quiet {
+			note := a.horizonNote
+			if pt.segmented() {
+				note = pt.title() + ": " + note
+			}
+			fmt.Fprintln(stderr, note)
+		}
+		rows, warnings, err := sw.sweep(a, pt, len(parts) > 1, budgets, byMean, fams, users, stderr)
+		return swept{a, rows, warnings}, err
+	})
 	if err != nil {
 		return err
+	}
+	var rows []SweepRow
+	for _, r := range res {
+		rows = append(rows, r.rows...)
 	}
 	if err := outfile.Write(sw.Out, stdout, func(w io.Writer) error { return WriteSweepCSV(w, rows) }); err != nil {
 		return err
@@ -153,24 +182,36 @@ func (sw Sweep) Run(stdout, stderr io.Writer) error {
 		if byMean {
 			xLabel = "budget: mean polls per item"
 		}
-		if err := plot.Sweep(sw.Plot, sweepCurves(rows, byMean), plot.SweepOptions{
-			Title:  "Mean lag against budget (" + a.short + ")",
-			XLabel: xLabel,
-		}); err != nil {
+		err := plotParts(sw.Plot, parts, stderr, sw.Quiet, func(i int, file string) error {
+			title := "Mean lag against budget (" + res[i].arena.short + ")"
+			if parts[i].segmented() {
+				title = "Mean lag against budget (" + parts[i].title() + ", " + res[i].arena.short + ")"
+			}
+			return plot.Sweep(file, sweepCurves(res[i].rows, byMean), plot.SweepOptions{Title: title, XLabel: xLabel})
+		})
+		if err != nil {
 			return err
 		}
 	}
-	if a.horizonNote != "" && !sw.Quiet {
-		fmt.Fprintln(stderr, a.horizonNote)
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "warning: %s\n", w)
+	for _, r := range res {
+		for _, w := range r.warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
 	}
 	return nil
 }
 
-// sweep scores every contender at every budget on the arena's test items.
-func (sw Sweep) sweep(a *arena, budgets []float64, byMean bool, fams []optimize.Family, users []optimize.Schedule, stderr io.Writer) ([]SweepRow, []string, error) {
+// sweep scores every contender at every budget on the arena's test items,
+// the rows of part pt; with many, progress and warnings name the part.
+func (sw Sweep) sweep(a *arena, pt part, many bool, budgets []float64, byMean bool, fams []optimize.Family, users []optimize.Schedule, stderr io.Writer) ([]SweepRow, []string, error) {
+	prefix := ""
+	if pt.segmented() {
+		prefix = pt.title() + ": "
+	}
+	progress := "sweep: "
+	if many {
+		progress = "sweep: " + pt.title() + ", "
+	}
 	opt := optimize.ScoreOptions{Seed: sw.Seed, Draws: sw.Draws}
 	var rows []SweepRow
 	var warnings []string
@@ -180,17 +221,17 @@ func (sw Sweep) sweep(a *arena, budgets []float64, byMean bool, fams []optimize.
 			b = optimize.Budget{MeanPolls: v}
 		}
 		if !sw.Quiet {
-			fmt.Fprintf(stderr, "\rsweep: budget %d of %d (%s)", i+1, len(budgets), budgetText(b))
+			fmt.Fprintf(stderr, "\r%sbudget %d of %d (%s)", progress, i+1, len(budgets), budgetText(b))
 		}
 		entries, warn, err := a.contenders(b, fams, opt)
 		if err != nil {
 			return nil, nil, fmt.Errorf("budget %g: %w", v, err)
 		}
 		for _, w := range warn {
-			warnings = append(warnings, fmt.Sprintf("budget %g: %s", v, w))
+			warnings = append(warnings, fmt.Sprintf("%sbudget %g: %s", prefix, v, w))
 		}
 		for _, e := range entries {
-			rows = append(rows, sweepRow(e, v, optimize.ScoreSchedule(e.Schedule, a.testItems, opt)))
+			rows = append(rows, sweepRow(pt, e, v, optimize.ScoreSchedule(e.Schedule, a.testItems, opt)))
 		}
 	}
 	if !sw.Quiet && len(budgets) > 0 {
@@ -202,14 +243,14 @@ func (sw Sweep) sweep(a *arena, budgets []float64, byMean bool, fams []optimize.
 		if byMean {
 			own = sc.MeanPolls
 		}
-		rows = append(rows, sweepRow(entry{kindUser, s}, own, sc))
+		rows = append(rows, sweepRow(pt, entry{kindUser, s}, own, sc))
 	}
 	return rows, warnings, nil
 }
 
-func sweepRow(e entry, budget float64, sc optimize.Score) SweepRow {
+func sweepRow(pt part, e entry, budget float64, sc optimize.Score) SweepRow {
 	return SweepRow{
-		Schedule: e.Schedule.Name, Kind: e.Kind, Budget: budget,
+		Segment: pt.Name, Schedule: e.Schedule.Name, Kind: e.Kind, Budget: budget,
 		StuckPolls: sc.StuckPolls, MeanPolls: sc.MeanPolls, MeanLag: sc.MeanLag,
 		MedianLag: sc.MedianLag, P95Lag: sc.P95Lag, P99Lag: sc.P99Lag, Caught: sc.Caught,
 		Spec: sc.Spec,
@@ -222,7 +263,7 @@ func WriteSweepCSV(w io.Writer, rows []SweepRow) error {
 	cw.Write(SweepHeader)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 	for _, r := range rows {
-		cw.Write([]string{r.Schedule, r.Kind, f(r.Budget), f(r.StuckPolls), f(r.MeanPolls), f(r.MeanLag),
+		cw.Write([]string{r.Segment, r.Schedule, r.Kind, f(r.Budget), f(r.StuckPolls), f(r.MeanPolls), f(r.MeanLag),
 			f(r.MedianLag), f(r.P95Lag), f(r.P99Lag), f(r.Caught), r.Spec})
 	}
 	cw.Flush()

@@ -76,10 +76,47 @@ func TestTimeline(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, tc.name)
-			if err := Timeline(path, cdf, scheds, tc.horizon); err != nil {
+			if err := Timeline(path, cdf, scheds, tc.horizon, TimelineOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			checkImage(t, path)
+		})
+	}
+}
+
+// TestTimelineOptions: the title is drawn as given (SVG text is
+// searchable), and a nil CDF (schedules without data) draws the polls
+// alone, with no "settles" band; it panicked before.
+func TestTimelineOptions(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		cdf   func(float64) float64
+		title string
+		want  []string
+		not   []string
+	}{
+		{"titled.svg", func(x float64) float64 { return 1 - math.Exp(-x/10) }, "Poll times: segment card", []string{"Poll times: segment card", "settles"}, nil},
+		{"default.svg", func(x float64) float64 { return 1 - math.Exp(-x/10) }, "", []string{DefaultTimelineTitle}, nil},
+		{"nodata.svg", nil, "Poll times", []string{"now (152)"}, []string{"settles"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name)
+			if err := Timeline(path, tc.cdf, optimize.References[3:], 15*time.Minute, TimelineOptions{Title: tc.title}); err != nil {
+				t.Fatal(err)
+			}
+			checkImage(t, path)
+			b, _ := os.ReadFile(path)
+			for _, w := range tc.want {
+				if !bytes.Contains(b, []byte(w)) {
+					t.Errorf("%s does not contain %q", tc.name, w)
+				}
+			}
+			for _, w := range tc.not {
+				if bytes.Contains(b, []byte(w)) {
+					t.Errorf("%s contains %q", tc.name, w)
+				}
+			}
 		})
 	}
 }
@@ -91,7 +128,7 @@ func TestBadPath(t *testing.T) {
 	if !errors.Is(err, ErrFormat) {
 		t.Errorf("Sweep(%q) error = %v, want ErrFormat", path, err)
 	}
-	err = Timeline(path, func(float64) float64 { return 0 }, optimize.References, time.Minute)
+	err = Timeline(path, func(float64) float64 { return 0 }, optimize.References, time.Minute, TimelineOptions{})
 	if !errors.Is(err, ErrFormat) {
 		t.Errorf("Timeline(%q) error = %v, want ErrFormat", path, err)
 	}

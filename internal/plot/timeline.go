@@ -20,10 +20,18 @@ import (
 // timelineBins is the number of bins of the settle-time band.
 const timelineBins = 120
 
+// DefaultTimelineTitle is the title of a timeline plot.
+const DefaultTimelineTitle = "Poll times over the settle-time distribution"
+
+// TimelineOptions labels the timeline plot. Zero fields take defaults.
+type TimelineOptions struct {
+	Title string // default DefaultTimelineTitle
+}
+
 // Timeline draws when each schedule polls against when items settle: a
 // band at the bottom shows the share of items settling in each time bin,
 // from cdf (P(T ≤ t), t in seconds; *fit.Density's CDF method, or
-// EmpiricalCDF of samples), and above it one row of dots per schedule at
+// EmpiricalCDF of samples; nil draws no band), and above it one row of dots per schedule at
 // its unjittered poll times up to horizon. Where items settle densely the
 // dots should be dense too (the √f rule of the brief).
 //
@@ -34,7 +42,7 @@ const timelineBins = 120
 // log axis), so atoms show as spikes. The file is PNG or SVG by
 // extension, written atomically; the figure grows with the number of
 // schedules.
-func Timeline(path string, cdf func(t float64) float64, schedules []optimize.Schedule, horizon time.Duration) error {
+func Timeline(path string, cdf func(t float64) float64, schedules []optimize.Schedule, horizon time.Duration, opt TimelineOptions) error {
 	if _, err := format(path); err != nil {
 		return err
 	}
@@ -68,7 +76,7 @@ func Timeline(path string, cdf func(t float64) float64, schedules []optimize.Sch
 	}
 
 	p := gplot.New()
-	p.Title.Text = "Poll times over the settle-time distribution"
+	p.Title.Text = def(opt.Title, DefaultTimelineTitle)
 	p.X.Label.Text = "age since creation (s)"
 	if logAxis {
 		p.X.Label.Text = "age since creation (s, log scale)"
@@ -78,47 +86,53 @@ func Timeline(path string, cdf func(t float64) float64, schedules []optimize.Sch
 	p.X.Min, p.X.Max = lo, h
 	p.Add(plotter.NewGrid())
 
-	// The band: bin masses from the CDF, in [0, 1) on the y axis.
-	edges := make([]float64, timelineBins+1)
-	for k := range edges {
-		f := float64(k) / timelineBins
+	// The band: bin masses from the CDF, in [0, 1) on the y axis; none
+	// without a CDF (schedules scored without data).
+	if cdf != nil {
+		edges := make([]float64, timelineBins+1)
+		for k := range edges {
+			f := float64(k) / timelineBins
+			if logAxis {
+				edges[k] = lo * math.Pow(h/lo, f)
+			} else {
+				edges[k] = h * f
+			}
+		}
+		mass := make([]float64, timelineBins)
+		prev := cdf(edges[0])
 		if logAxis {
-			edges[k] = lo * math.Pow(h/lo, f)
-		} else {
-			edges[k] = h * f
+			// Items settling at or before lo (instant settles at 0) join the
+			// first bin: the band then shows them at the left edge.
+			prev = 0
 		}
-	}
-	mass := make([]float64, timelineBins)
-	prev := cdf(edges[0])
-	if logAxis {
-		// Items settling at or before lo (instant settles at 0) join the
-		// first bin: the band then shows them at the left edge.
-		prev = 0
-	}
-	for k := range mass {
-		c := cdf(edges[k+1])
-		mass[k] = math.Max(0, c-prev)
-		prev = c
-	}
-	top := slices.Max(mass)
-	if top > 0 && !math.IsNaN(top) {
-		var band plotter.XYs
-		for k, m := range mass {
-			y := 0.9 * m / top
-			band = append(band, plotter.XY{X: edges[k], Y: y}, plotter.XY{X: edges[k+1], Y: y})
+		for k := range mass {
+			c := cdf(edges[k+1])
+			mass[k] = math.Max(0, c-prev)
+			prev = c
 		}
-		l, err := plotter.NewLine(band)
-		if err != nil {
-			return err
+		top := slices.Max(mass)
+		if top > 0 && !math.IsNaN(top) {
+			var band plotter.XYs
+			for k, m := range mass {
+				y := 0.9 * m / top
+				band = append(band, plotter.XY{X: edges[k], Y: y}, plotter.XY{X: edges[k+1], Y: y})
+			}
+			l, err := plotter.NewLine(band)
+			if err != nil {
+				return err
+			}
+			l.Color = color.RGBA{R: 70, G: 110, B: 170, A: 255}
+			l.FillColor = color.RGBA{R: 150, G: 180, B: 220, A: 255}
+			p.Add(l)
 		}
-		l.Color = color.RGBA{R: 70, G: 110, B: 170, A: 255}
-		l.FillColor = color.RGBA{R: 150, G: 180, B: 220, A: 255}
-		p.Add(l)
 	}
 
 	// One row of dots per schedule, the first on top.
 	n := len(schedules)
-	ticks := []gplot.Tick{{Value: 0.45, Label: "settles"}}
+	var ticks []gplot.Tick
+	if cdf != nil {
+		ticks = append(ticks, gplot.Tick{Value: 0.45, Label: "settles"})
+	}
 	for i, s := range schedules {
 		y := float64(n-i) + 0.5
 		var xy plotter.XYs

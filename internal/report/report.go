@@ -21,6 +21,10 @@ import (
 // Row is one scored schedule as the commands print it. JSON keys are part
 // of pollfit's interface: scripts read them.
 type Row struct {
+	// Segment names the rows scored: "all" (export.AllSegment) for all
+	// items, else a value of the --segment column. With it, the rows of
+	// every segment make one table.
+	Segment    string    `json:"segment,omitempty"`
 	Name       string    `json:"name"`
 	Spec       string    `json:"spec"`
 	PollsBy    PollsBy   `json:"polls_by"`
@@ -217,11 +221,12 @@ func lagFormat(rows []Row) func(float64) string {
 	return func(v float64) string { return strconv.FormatFloat(v*scale, 'f', prec, 64) + unit }
 }
 
-// CSV writes rows as CSV with the JSON keys as header; polls_by becomes
-// one column per age ("polls_by_30s"), and polls a space-separated list.
+// CSV writes rows as CSV with the JSON keys as header, segment first;
+// polls_by becomes one column per age ("polls_by_30s"), and polls a
+// space-separated list.
 func CSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
-	head := []string{"name", "spec"}
+	head := []string{"segment", "name", "spec"}
 	if len(rows) > 0 {
 		for _, l := range rows[0].PollsBy.Labels {
 			head = append(head, "polls_by_"+l)
@@ -236,7 +241,7 @@ func CSV(w io.Writer, rows []Row) error {
 		return strconv.FormatFloat(*p, 'g', 6, 64)
 	}
 	for _, r := range rows {
-		rec := []string{r.Name, r.Spec}
+		rec := []string{r.Segment, r.Name, r.Spec}
 		for _, v := range r.PollsBy.Values {
 			rec = append(rec, strconv.FormatFloat(v, 'g', -1, 64))
 		}

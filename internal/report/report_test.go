@@ -74,13 +74,14 @@ func TestTableLongSpec(t *testing.T) {
 
 func TestCSV(t *testing.T) {
 	r := rows[1]
+	r.Segment = "card"
 	r.Polls = []float64{0, 6, 12}
 	var b bytes.Buffer
 	if err := CSV(&b, []Row{r}); err != nil {
 		t.Fatal(err)
 	}
-	want := "name,spec,polls_by_30s,polls_by_2m,stuck_polls,mean_polls,mean_lag_s,median_lag_s,p95_lag_s,p99_lag_s,caught,polls\n" +
-		"fixed,every 6s until 2m,6,21,21,7.125,3.8249,4.4,5.7,5.9,0.99,0 6 12\n"
+	want := "segment,name,spec,polls_by_30s,polls_by_2m,stuck_polls,mean_polls,mean_lag_s,median_lag_s,p95_lag_s,p99_lag_s,caught,polls\n" +
+		"card,fixed,every 6s until 2m,6,21,21,7.125,3.8249,4.4,5.7,5.9,0.99,0 6 12\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("CSV (-want +got):\n%s", diff)
 	}

@@ -1,0 +1,174 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/pollfit/pollfit/export"
+	"github.com/pollfit/pollfit/fit"
+)
+
+// part is a share of the input that a command reports on by itself: all
+// items, or the items of one segment (--segment).
+type part struct {
+	Name   string // export.AllSegment, or the segment's value ("other" for the folded ones)
+	Sample *fit.Sample
+}
+
+// segmented reports whether the part is one segment rather than all items.
+func (p part) segmented() bool { return p.Name != export.AllSegment }
+
+// title names the part in headings: "all items" or "segment card".
+func (p part) title() string {
+	if !p.segmented() {
+		return "all items"
+	}
+	return "segment " + p.Name
+}
+
+// size counts the part's items for headings: "2,603 rows (12
+// censored)", or for binned input "5,000 items in 40 bins".
+func (p part) size() string {
+	s := p.Sample
+	var out string
+	if s.Weights != nil {
+		out = fmt.Sprintf("%s items in %s bins", thousands(int(math.Round(s.TotalWeight()))), thousands(s.Len()))
+	} else {
+		out = thousands(s.Len()) + " rows"
+	}
+	if c := s.CensoredCount(); c > 0 {
+		out += fmt.Sprintf(" (%s censored)", thousands(c))
+	}
+	return out
+}
+
+// parts returns the parts a command reports on: all of s first, then each
+// segment of --segment in name order, those with fewer rows than
+// in.MinSegmentRows folded into one named "other" (stderr is told which).
+// s may be nil (a command run without data): its one part has no sample,
+// and --segment is a usage error.
+func (in Input) parts(s *fit.Sample, stderr io.Writer) ([]part, error) {
+	out := []part{{Name: export.AllSegment, Sample: s}}
+	if s == nil {
+		return out, in.refuseSegment("a run without --input")
+	}
+	names, samples, folded := s.Segments(in.MinSegmentRows)
+	if len(folded) > 0 {
+		fmt.Fprintf(stderr, "segments with fewer than %d rows folded into \"other\": %s\n", in.MinSegmentRows, strings.Join(folded, ", "))
+	}
+	for i, name := range names {
+		if name == export.AllSegment {
+			// Tables, CSV, JSON and schedule documents name all items so.
+			return nil, fmt.Errorf("--segment %s: the value %q is reserved for all items: rename it in the data", in.Read.Segment, name)
+		}
+		out = append(out, part{Name: name, Sample: samples[i]})
+	}
+	return out, nil
+}
+
+// eachPart calls fn on every part in order and collects the results. An
+// error from a segment names it.
+func eachPart[T any](parts []part, fn func(part) (T, error)) ([]T, error) {
+	out := make([]T, 0, len(parts))
+	for _, p := range parts {
+		r, err := fn(p)
+		if err != nil {
+			if p.segmented() {
+				err = fmt.Errorf("segment %q: %w", p.Name, err)
+			}
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// refuseSegment returns a usage error when --segment is given to a run
+// that has no rows to split (a model, a density file, no input); why says
+// what the run works from.
+func (in Input) refuseSegment(why string) error {
+	if in.Read.Segment == "" {
+		return nil
+	}
+	return Usagef("--segment %s: %s has no rows to split by segment; give --input FILE, or leave --segment out", in.Read.Segment, why)
+}
+
+// maxNameBytes bounds the segment's share of a plot file name.
+const maxNameBytes = 64
+
+// plotPaths returns a file per part for a plot written to path: path
+// itself for all items and, for each segment, path with "-NAME" before the
+// extension ("lag.png" → "lag-card.png"). NAME is the segment's value with
+// every character other than a letter, digit, '-', '_' or '.' replaced by
+// '_', trimmed of leading and trailing '_' and '.', and cut to 64 bytes; a
+// name left empty is "segment". Names that would still clash — also when
+// they differ only in case, as on macOS and Windows file systems — get
+// "-2", "-3", … in segment order.
+func plotPaths(path string, parts []part) []string {
+	ext := filepath.Ext(path)
+	stem := strings.TrimSuffix(path, ext)
+	out := make([]string, len(parts))
+	used := map[string]bool{}
+	for i, p := range parts {
+		if !p.segmented() {
+			out[i] = path
+			continue
+		}
+		base := safeName(p.Name)
+		name := base
+		for k := 2; used[strings.ToLower(name)]; k++ {
+			name = fmt.Sprintf("%s-%d", base, k)
+		}
+		used[strings.ToLower(name)] = true
+		out[i] = stem + "-" + name + ext
+	}
+	return out
+}
+
+// safeName makes a segment's value safe in a file name (see plotPaths).
+func safeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '.' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	name := strings.Trim(b.String(), "_.")
+	if len(name) > maxNameBytes {
+		cut := maxNameBytes
+		for cut > 0 && !utf8.RuneStart(name[cut]) {
+			cut--
+		}
+		name = name[:cut]
+	}
+	if name == "" {
+		return "segment"
+	}
+	return name
+}
+
+// plotParts draws one plot per part, to the files plotPaths names, by
+// calling draw with the part's index and file. With segments it lists
+// the files on stderr (unless quiet), since their names are derived.
+func plotParts(path string, parts []part, stderr io.Writer, quiet bool, draw func(i int, file string) error) error {
+	files := plotPaths(path, parts)
+	for i, f := range files {
+		if err := draw(i, f); err != nil {
+			if parts[i].segmented() {
+				return fmt.Errorf("segment %q: %w", parts[i].Name, err)
+			}
+			return err
+		}
+	}
+	if len(files) > 1 && !quiet {
+		fmt.Fprintf(stderr, "plots: %s\n", strings.Join(files, ", "))
+	}
+	return nil
+}

@@ -35,10 +35,10 @@ var cliCases = []struct {
 	{"evaluate_julia", "evaluate|-i|fixtures/julia_ci_job_durations.csv|-c|duration_s|-s|before|-s|now|-s|every 1m until 8h", 0},
 	{"compare_payments", "compare|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--budget|37|-q", 0},
 	{"compare_julia", "compare|-i|fixtures/julia_ci_job_durations.csv|-c|duration_s|--budget|30|--horizon|2h|--resolution|1s|-q", 0},
-	{"compare_load", "compare|-i|fixtures/payments.csv|-c|settle_s|--budget|37|--families|exp,fixed|-s|now|--arrivals|2000/min|--burst|500|--phases|exact|-q", 0},
+	{"compare_load", "compare|-i|fixtures/payments.csv|-c|settle_s|--horizon|15m|--budget|37|--families|exp,fixed|-s|now|--arrivals|2000/min|--burst|500|--phases|exact|-q", 0},
 	{"compare_bad_arrivals", "compare|-i|fixtures/payments.csv|-c|settle_s|--budget|37|--arrivals|50", 2},
 	{"compare_poll_cost", "compare|-i|fixtures/payments.csv|-c|settle_s|--poll-cost|0.5", 2},
-	{"sweep_payments", "sweep|-i|fixtures/payments.csv|-c|settle_s|--budgets|20..80:3|--families|exp,fixed|--phases|exact|-s|before|-q", 0},
+	{"sweep_payments", "sweep|-i|fixtures/payments.csv|-c|settle_s|--horizon|15m|--budgets|20..80:3|--families|exp,fixed|--phases|exact|-s|before|-q", 0},
 	{"sweep_bad_budgets", "sweep|-i|fixtures/payments.csv|-c|settle_s|--budgets|80..20", 2},
 	// Usage errors: said before any row is read (no "read … rows" line).
 	{"fit_bad_bandwidth", "fit|-i|fixtures/payments.csv|-c|settle_s|--bandwidth|wide", 2},

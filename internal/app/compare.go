@@ -150,9 +150,26 @@ func (a *arena) contenders(b optimize.Budget, fams []optimize.Family, opt optimi
 		if err != nil {
 			return nil, nil, err
 		}
+		if short := familyShort(t, b); short != "" {
+			warnings = append(warnings, fmt.Sprintf("%s: %s at its least base gap, the min gap %s (its gaps grow from there); --min-gap lowers it",
+				f.Name, short, optimize.FormatDuration(f.MinGap)))
+		}
 		out = append(out, entry{kindFamily, t.Schedule})
 	}
 	return out, warnings, nil
+}
+
+// familyShort says how far a tuned family falls short of budget b, when
+// it spends less than unspentShare of it ("spends 16.2 of 30 stuck
+// polls"), or "".
+func familyShort(t optimize.Tuned, b optimize.Budget) string {
+	switch {
+	case b.StuckPolls > 0 && t.StuckPolls < unspentShare*float64(b.StuckPolls):
+		return fmt.Sprintf("spends %.3g of %d stuck polls", t.StuckPolls, b.StuckPolls)
+	case b.MeanPolls > 0 && t.MeanPolls < unspentShare*b.MeanPolls:
+		return fmt.Sprintf("spends %.3g of %.3g mean polls", t.MeanPolls, b.MeanPolls)
+	}
+	return ""
 }
 
 // loadUserSchedules resolves --schedule arguments, naming unnamed ones.
@@ -388,7 +405,7 @@ func (c Compare) writeTable(w io.Writer, r *comparison) error {
 	if err := report.Table(w, r.rows, r.note); err != nil {
 		return err
 	}
-	if line := sameCost(r.scores, r.entries); line != "" {
+	if line := sameCost(r.scores, r.entries, r.rows); line != "" {
 		fmt.Fprintln(w, line)
 	}
 	if r.inRows != nil {
@@ -405,7 +422,7 @@ func (c Compare) writeTable(w io.Writer, r *comparison) error {
 
 // sameCost summarises the table: each derived schedule's mean lag against
 // the best tuned family's, at the same budget.
-func sameCost(scores []optimize.Score, entries []entry) string {
+func sameCost(scores []optimize.Score, entries []entry, rows []report.Row) string {
 	fam := -1
 	var opt []int
 	for i, e := range entries {
@@ -425,6 +442,7 @@ func sameCost(scores []optimize.Score, entries []entry) string {
 		return ""
 	}
 	f := scores[fam]
+	lag := report.LagFormat(rows)
 	var parts []string
 	for _, i := range opt {
 		o := scores[i]
@@ -433,10 +451,10 @@ func sameCost(scores []optimize.Score, entries []entry) string {
 		if rel < 0 {
 			rel, word = -rel, "more"
 		}
-		parts = append(parts, fmt.Sprintf("%s %.2fs (%.0f%% %s, p95 %.2fs)", o.Name, o.MeanLag, rel, word, o.P95Lag))
+		parts = append(parts, fmt.Sprintf("%s %s (%.0f%% %s, p95 %s)", o.Name, lag(o.MeanLag), rel, word, lag(o.P95Lag)))
 	}
-	return fmt.Sprintf("at the same cost, mean lag against the best family, %s at %.2fs (p95 %.2fs): %s",
-		f.Name, f.MeanLag, f.P95Lag, strings.Join(parts, "; "))
+	return fmt.Sprintf("at the same cost, mean lag against the best family, %s at %s (p95 %s): %s",
+		f.Name, lag(f.MeanLag), lag(f.P95Lag), strings.Join(parts, "; "))
 }
 
 // thousands writes n with thousands separators: 14000 → "14,000".

@@ -130,7 +130,7 @@ func Table(w io.Writer, rows []Row, note string) error {
 		head = append(head, "mean polls", "mean lag", "median", "p95", "p99", "caught")
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
-	secs := lagFormat(rows)
+	secs := LagFormat(rows)
 	for _, r := range rows {
 		cells := []string{r.Name}
 		for _, v := range r.PollsBy.Values {
@@ -190,12 +190,12 @@ func count(v float64) string {
 	return fmt.Sprintf("%.1f", v)
 }
 
-// lagFormat returns how a table writes lags: in one unit for the whole
+// LagFormat returns how a table writes lags: in one unit for the whole
 // table, chosen from its rows' median mean lag — seconds from 0.1 s,
 // milliseconds from 0.1 ms, then µs and ns — with 2 decimals, 3 when the
 // median is below 1 in that unit, so that sub-second latencies do not
 // print as 0.00s.
-func lagFormat(rows []Row) func(float64) string {
+func LagFormat(rows []Row) func(float64) string {
 	var lags []float64
 	for _, r := range rows {
 		if r.MeanLag != nil && *r.MeanLag > 0 && !math.IsInf(*r.MeanLag, 0) {

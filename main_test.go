@@ -17,6 +17,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pollfit/pollfit/optimize"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -51,6 +53,12 @@ var cliCases = []struct {
 	// A model instead of data: derived from it, scored on its quantiles.
 	{"plan_dist", "plan|--dist|lognormal:mu=1,sigma=0.8|--budget|30|--horizon|1m", 0},
 	{"plan_dist_and_input", "plan|--dist|lognormal:mu=1,sigma=0.8|-i|fixtures/payments.csv|-c|settle_s|--budget|30", 2},
+	// Issue 15: scale-free defaults. A latency log in ms: horizon from the
+	// data (said so), sub-second gaps; --horizon 0 is refused; a min gap
+	// that binds is named with its flag.
+	{"plan_latency", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--unit|ms|--budget|10|-q", 0},
+	{"plan_horizon_zero", "plan|--budget|10|--horizon|0", 2},
+	{"plan_min_gap_binds", "plan|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--horizon|15m|--budget|152|--min-gap|5s|--phases|3|-q", 0},
 	// A misspelt status value is reported.
 	{"fit_unmatched_pending", "fit|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pendin|-o|/dev/null", 0},
 	// --segment (issue 15): a table per payment method after all items'.
@@ -271,4 +279,78 @@ func TestBinnedPlanMatchesRaw(t *testing.T) {
 			t.Errorf("budget %v: raw plans %q (lag %.4g s, %v polls), binned %q (%.4g s, %v polls)", budget, r, rl, rs, bn, bl, bs)
 		}
 	}
+}
+
+// TestIssue11DistExact: a --dist model is solved on its own CDF, not on a
+// grid of it. For Weibull(k 2, λ 100 s) and a poll worth 10 s of lag, the
+// checks of Barlow, Hunter & Proschan (1963) solve
+//
+//	x_{k+1} − x_k = (F(x_k) − F(x_{k−1}))/f(x_k) − c,  x_0 = 0,
+//
+// shot here on x_1 (too small a first check makes a gap negative, too
+// large one makes them explode); the exact optimum on a 1 ms grid over a
+// 10-minute horizon polls at the same times to the grid step.
+func TestIssue11DistExact(t *testing.T) {
+	const lambda, c = 100.0, 10.0
+	F := func(x float64) float64 { return 1 - math.Exp(-(x/lambda)*(x/lambda)) }
+	f := func(x float64) float64 { return 2 * x / (lambda * lambda) * math.Exp(-(x/lambda)*(x/lambda)) }
+	shoot := func(x1 float64) ([]float64, int) {
+		xs := []float64{0, x1}
+		for len(xs) < 40 {
+			a, b := xs[len(xs)-2], xs[len(xs)-1]
+			d := (F(b)-F(a))/f(b) - c
+			if d <= 0 {
+				return xs, -1
+			}
+			if b+d > 2000 {
+				return xs, 1
+			}
+			xs = append(xs, b+d)
+		}
+		return xs, 0
+	}
+	lo, hi := 1.0, 200.0
+	for range 200 {
+		if m := (lo + hi) / 2; func() int { _, s := shoot(m); return s }() < 0 {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	want, _ := shoot((lo + hi) / 2)
+	out := filepath.Join(t.TempDir(), "w.json")
+	if _, stderr, code := runCLI(t, "optimize", "--dist", "weibull:k=2,lambda=100", "--poll-cost", "10", "--phases", "exact",
+		"--resolution", "1ms", "--horizon", "10m", "-o", out, "-q"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Spec string `json:"spec"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	polls := parsePolls(t, doc.Spec)
+	for k := 1; k <= 8; k++ {
+		if got := polls[k-1]; math.Abs(got-want[k]) > 0.0015 {
+			t.Errorf("poll %d at %.4f s, want %.4f s (Barlow–Hunter–Proschan)", k, got, want[k])
+		}
+	}
+}
+
+// parsePolls returns the poll times of a spec, seconds.
+func parsePolls(t *testing.T, spec string) []float64 {
+	t.Helper()
+	s, err := optimize.ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []float64
+	for _, p := range s.Polls() {
+		out = append(out, p.Seconds())
+	}
+	return out
 }

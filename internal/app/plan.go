@@ -255,14 +255,6 @@ func planMeta(s *section) json.RawMessage {
 	return resultMeta(&r)
 }
 
-// fmtLag writes seconds with 3 significant digits, and an exact 0 as 0.
-func fmtLag(v float64) string {
-	if v == 0 {
-		return "0"
-	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
-}
-
 func (p Plan) writeSection(w io.Writer, s *section) error {
 	r := s.Derived.Result
 	d := s.Density
@@ -296,20 +288,20 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 	if s.HorizonNote != "" {
 		fmt.Fprintf(w, "  %s\n", s.HorizonNote)
 	}
-	fmt.Fprintf(w, "expected: mean lag %ss, %d stuck polls, %.3g mean polls, caught %.1f%%\n",
-		fmtLag(r.Expected.MeanLag), r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught)
+	fmt.Fprintf(w, "expected: mean lag %s, %d stuck polls, %.3g mean polls, caught %.1f%%\n",
+		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught)
 	if ex := s.Derived.Exact; ex != nil && ex != r {
-		fmt.Fprintf(w, "exact optimum (same min gap): mean lag %ss (this schedule ×%.3f)", fmtLag(ex.Expected.MeanLag), r.Expected.MeanLag/ex.Expected.MeanLag)
+		fmt.Fprintf(w, "exact optimum (same min gap): mean lag %s (this schedule ×%.3f)", formatSeconds(ex.Expected.MeanLag), r.Expected.MeanLag/ex.Expected.MeanLag)
 		if sq := s.Derived.Sqrt; sq != nil {
-			fmt.Fprintf(w, "; √ rule: %ss", fmtLag(sq.Expected.MeanLag))
+			fmt.Fprintf(w, "; √ rule: %s", formatSeconds(sq.Expected.MeanLag))
 		}
 		fmt.Fprintln(w)
 	}
 	if f := s.Derived.Free; f != nil {
-		fmt.Fprintf(w, "exact optimum with gaps down to the grid's %s: mean lag %ss\n", optimize.FormatDuration(o.Resolution), fmtLag(f.Expected.MeanLag))
+		fmt.Fprintf(w, "exact optimum with gaps down to the grid's %s: mean lag %s\n", optimize.FormatDuration(o.Resolution), formatSeconds(f.Expected.MeanLag))
 	}
 	if r.MarginalPrice > 0 {
-		fmt.Fprintf(w, "marginal price: one more poll per item buys %ss of mean lag\n", fmtLag(r.MarginalPrice))
+		fmt.Fprintf(w, "marginal price: one more poll per item buys %s of mean lag\n", formatSeconds(r.MarginalPrice))
 	}
 	if simple := s.Derived.Simple; len(simple) > 0 {
 		fmt.Fprintf(w, "price of simplicity (mean lag of the best K-phase schedule / exact optimum at the same min gap):\n ")

@@ -122,8 +122,11 @@ func horizonNote(h time.Duration, q float64, of string) string {
 }
 
 // formatSeconds writes seconds as a duration with 3 significant digits:
-// 5.31s, 742ms, 12m30s.
+// 5.31s, 742ms, 12m30s; 0 as 0s.
 func formatSeconds(v float64) string {
+	if v == 0 {
+		return "0s"
+	}
 	if !(v > 0) || math.IsInf(v, 0) {
 		return strconv.FormatFloat(v, 'g', 3, 64) + "s"
 	}

@@ -130,12 +130,10 @@ func formatSeconds(v float64) string {
 	if !(v > 0) || math.IsInf(v, 0) {
 		return strconv.FormatFloat(v, 'g', 3, 64) + "s"
 	}
-	p := math.Pow(10, math.Floor(math.Log10(v))-2) // 3 significant digits
-	d := time.Duration(math.Round(v/p) * p * 1e9)
-	if d <= 0 {
-		d = time.Duration(math.Round(v * 1e9))
-	}
-	return optimize.FormatDuration(d)
+	// 3 significant digits: a step of a power of ten nanoseconds, at
+	// least 1 ns, so that the result is an exact duration.
+	step := time.Duration(max(1, math.Round(math.Pow(10, math.Floor(math.Log10(v*1e9))-2))))
+	return optimize.FormatDuration(time.Duration(math.Round(v*1e9/float64(step))) * step)
 }
 
 // derived is a solved schedule with what plan reports beside it.

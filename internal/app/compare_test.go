@@ -155,7 +155,7 @@ func TestFormatSeconds(t *testing.T) {
 		want string
 	}{
 		{0, "0s"}, {0.000622, "622µs"}, {0.0117, "11.7ms"}, {0.625, "625ms"}, {5.3149, "5.31s"},
-		{367.4, "6m7s"}, {16110, "4h28m30s"}, {3.2e-9, "3ns"},
+		{367.4, "6m7s"}, {16110, "4h28m20s"}, {3.2e-9, "3ns"},
 	} {
 		if got := formatSeconds(tt.v); got != tt.want {
 			t.Errorf("formatSeconds(%g) = %q, want %q", tt.v, got, tt.want)

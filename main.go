@@ -326,7 +326,7 @@ var distFlag = &cli.StringFlag{Name: "dist", Usage: "a parametric `MODEL` instea
 // --method means the solver's method.
 func fitFlags(prefix string) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: prefix + "method", Value: "kde", Usage: "density estimate: kde, histogram, or a parametric family fitted by maximum likelihood (lognormal, weibull, gamma, exponential)"},
+		&cli.StringFlag{Name: prefix + "method", Value: "kde", Usage: "density estimate: kde, histogram, a parametric family fitted by maximum likelihood (lognormal, weibull, gamma, exponential), or lognormal-mixture (K by BIC) or lognormal-mixture:K fitted by EM"},
 		&cli.StringFlag{Name: "bandwidth", Usage: "KDE bandwidth: silverman, scott, sj, isj (Botev's improved Sheather–Jones; docs/fit.md says why) or a number", DefaultText: fit.DefaultBandwidth},
 		&cli.StringFlag{Name: "domain", Usage: "where the KDE smooths: log, linear or reflect", DefaultText: fit.DefaultDomain},
 		&cli.StringFlag{Name: "atoms", Value: "auto", Usage: "point masses (instant settles, batch boundaries) and deadline spikes, kept apart from the smooth density: auto or off"},
@@ -406,7 +406,7 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "fit",
 		Usage:     "estimate the settle-time distribution: density, CDF, survival, hazard, atoms, Kaplan–Meier",
-		UsageText: "pollfit fit --input FILE --column NAME [--method kde|histogram|lognormal|…] [-o density.json]",
+		UsageText: "pollfit fit --input FILE --column NAME [--method kde|histogram|lognormal|lognormal-mixture[:K]|…] [-o density.json]",
 		Flags: flags(inputFlags(), fitFlags(""), []cli.Flag{
 			distFlag,
 			&cli.StringFlag{Name: "horizon", Usage: "last grid time: a duration such as 15m, or seconds; mass beyond it is the stuck share", DefaultText: "the largest time"},

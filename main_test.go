@@ -59,6 +59,10 @@ var cliCases = []struct {
 	{"plan_latency", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--unit|ms|--budget|10|-q", 0},
 	{"plan_horizon_zero", "plan|--budget|10|--horizon|0", 2},
 	{"plan_min_gap_binds", "plan|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--horizon|15m|--budget|152|--min-gap|5s|--phases|3|-q", 0},
+	// Issue 11: a mixture of lognormals, K by BIC, in fit and plan.
+	{"fit_mixture_payments", "fit|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--method|lognormal-mixture|-o|/dev/null", 0},
+	{"plan_mixture_payments", "plan|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--fit-method|lognormal-mixture:3|--budget|37|-q", 0},
+	{"fit_bad_mixture", "fit|-i|fixtures/payments.csv|-c|settle_s|--method|lognormal-mixture:0", 2},
 	// A misspelt status value is reported.
 	{"fit_unmatched_pending", "fit|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pendin|-o|/dev/null", 0},
 	// --segment (issue 15): a table per payment method after all items'.

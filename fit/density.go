@@ -81,6 +81,10 @@ type Density struct {
 	Resolution float64 `json:"resolution"`
 	// Params holds the parameters of a parametric fit (see Dist).
 	Params map[string]float64 `json:"params,omitempty"`
+	// Mixture is the fitted mixture of the lognormal-mixture method: its
+	// components {"weight", "median_s", "mu", "sigma"} by median, the
+	// share that never settles, and BIC per K tried (see Mixture).
+	Mixture *Mixture `json:"mixture,omitempty"`
 	// HoldoutLogLik is the mean held-out log-likelihood per item, in
 	// log(1/s), over HoldoutN held-out items; see Options.Holdout.
 	HoldoutLogLik float64 `json:"holdout_loglik,omitempty"`

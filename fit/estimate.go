@@ -22,9 +22,11 @@ type Options struct {
 	// Grid is the number of grid points of the result (≥ 3); 0 means
 	// DefaultGrid.
 	Grid int
-	// Method is "kde" (the default when empty), "histogram", or a
+	// Method is "kde" (the default when empty), "histogram", a
 	// parametric family fitted by maximum likelihood: "lognormal",
-	// "weibull", "gamma", "exponential".
+	// "weibull", "gamma", "exponential", or a mixture of lognormals fitted
+	// by EM (MixtureEM): "lognormal-mixture" with the number of
+	// components chosen by BIC, "lognormal-mixture:K" with K of them.
 	Method string
 	// Bandwidth is the KDE bandwidth rule: "silverman", "scott", "sj",
 	// "isj" (empty means DefaultBandwidth), or a positive number used as
@@ -148,8 +150,12 @@ func (o Options) resolve() (Options, error) {
 	if o.Method == "" {
 		o.Method = DefaultMethod
 	}
-	if _, ok := familyParams[o.Method]; !ok && o.Method != "kde" && o.Method != "histogram" {
-		return o, fmt.Errorf("%w: method %q (want kde, histogram, lognormal, weibull, gamma or exponential)", ErrOption, o.Method)
+	_, mixture, err := parseMixtureMethod(o.Method)
+	if err != nil {
+		return o, err
+	}
+	if _, ok := familyParams[o.Method]; !ok && !mixture && o.Method != "kde" && o.Method != "histogram" {
+		return o, fmt.Errorf("%w: method %q (want kde, histogram, lognormal, weibull, gamma, exponential or %s[:K])", ErrOption, o.Method, LogNormalMixture)
 	}
 	if o.Bandwidth == "" {
 		o.Bandwidth = DefaultBandwidth
@@ -222,8 +228,10 @@ func estimate(s *Sample, opt Options) (*Density, error) {
 		}
 		if len(km.Survival) > 0 {
 			last := km.Survival[len(km.Survival)-1]
-			// A parametric fit puts that mass in the model's tail instead.
-			if _, parametric := familyParams[opt.Method]; !parametric && last > 0 {
+			// A parametric fit puts that mass in the model's tail (and
+			// the mixture in its share that never settles) instead.
+			_, parametric := familyParams[opt.Method]
+			if _, mixture, _ := parseMixtureMethod(opt.Method); !parametric && !mixture && last > 0 {
 				d.warn("%.3g of the mass is beyond the last settle time %gs (censored items outlive it): counted as stuck", last, km.T[len(km.T)-1])
 			}
 		}
@@ -248,6 +256,18 @@ func estimate(s *Sample, opt Options) (*Density, error) {
 		d.warn("only %d settled items: the estimate is rough", len(t))
 	}
 
+	if k, ok, _ := parseMixtureMethod(opt.Method); ok {
+		m, err := MixtureEM(s, MixtureOptions{K: k})
+		if err != nil {
+			return nil, err
+		}
+		pd := m.Density(H, opt.Grid)
+		pd.Method = opt.Method
+		pd.N, pd.Censored, pd.KM, pd.Resolution = d.N, d.Censored, d.KM, d.Resolution
+		pd.Warnings = append(d.Warnings, m.Warnings...)
+		m.Warnings = nil
+		return pd, nil
+	}
 	if _, ok := familyParams[opt.Method]; ok {
 		dist, err := MaxLikelihood(opt.Method, s)
 		if err != nil {

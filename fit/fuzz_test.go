@@ -2,6 +2,7 @@ package fit
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -159,6 +160,52 @@ func FuzzEstimate(f *testing.F) {
 		}
 		if !(d.StuckShare >= 0 && d.StuckShare <= 1) {
 			t.Fatalf("stuck share %v", d.StuckShare)
+		}
+	})
+}
+
+// FuzzMixtureEM: on any sample (ties, zeros, censoring, few values) the
+// mixture fit either errors or gives a distribution: shares summing to
+// 1, σ at or above its floor, a finite log-likelihood, a monotone CDF.
+func FuzzMixtureEM(f *testing.F) {
+	f.Add([]byte{0, 10, 0, 20, 0, 30, 1, 0, 0, 10, 0, 10, 0, 10, 0, 10}, false, uint8(0))
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 1}, true, uint8(2))
+	f.Add([]byte("warm and cold starts: aaaaaaaaaaaaaaaaaaaazzzzzzzzzzz~~~~~"), true, uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, censor bool, k uint8) {
+		if len(data) < 4 || len(data) > 2048 {
+			return
+		}
+		s := &Sample{}
+		for i := 0; i+1 < len(data); i += 2 {
+			s.Times = append(s.Times, float64(int(data[i])<<8|int(data[i+1]))/100)
+		}
+		if censor {
+			s.Censored = make([]bool, len(s.Times))
+			for i := range s.Censored {
+				s.Censored[i] = i%7 == 6
+			}
+		}
+		m, err := MixtureEM(s, MixtureOptions{K: int(k % 5), MaxIter: 200})
+		if err != nil {
+			return
+		}
+		sum := m.Zero + m.Stuck
+		for _, c := range m.Components {
+			if !(c.Sigma >= mixSigmaMin) || math.IsNaN(c.Mu) || !(c.Weight >= 0) {
+				t.Fatalf("component %+v", c)
+			}
+			sum += c.Weight
+		}
+		if math.Abs(sum-1) > 1e-9 || math.IsNaN(m.LogLik) || math.IsInf(m.LogLik, 0) {
+			t.Fatalf("shares sum to %v, loglik %v: %s", sum, m.LogLik, m)
+		}
+		prev := 0.0
+		for _, x := range []float64{0, 0.01, 0.1, 1, 10, 100, 1000} {
+			c := m.CDF(x)
+			if !(c >= prev-1e-12 && c <= 1+1e-12) {
+				t.Fatalf("CDF(%g) = %v after %v", x, c, prev)
+			}
+			prev = c
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -86,11 +87,16 @@ func Plot(d *Density, s *Sample, path string, opt PlotOptions) error {
 		}
 	}
 	addLine(dens, pdf, color.RGBA{R: 200, A: 255}, "estimate")
+	if d.Mixture != nil {
+		addComponents(dens, d, xOf, logX)
+	}
 	// Atoms as vertical lines the height of the plot, spikes as the
 	// rectangles of their even spread.
 	peak := 0.0
 	for _, p := range pdf {
-		peak = max(peak, p.Y)
+		if d.Mixture == nil || !narrowAt(d.Mixture, p.X) {
+			peak = max(peak, p.Y)
+		}
 	}
 	top := max(peak, histMax)
 	for _, a := range d.Atoms {
@@ -166,6 +172,12 @@ func xMax(d *Density) float64 {
 
 func title(d *Density) string {
 	t := fmt.Sprintf("%s, n=%d", d.Method, d.N)
+	if m := d.Mixture; m != nil {
+		t += fmt.Sprintf(", K=%d", m.K())
+		if m.SelectedBy == "bic" {
+			t += " by BIC"
+		}
+	}
 	if d.Domain != "" && d.Domain != "parametric" {
 		t += fmt.Sprintf(", %s domain, bandwidth %.3g", d.Domain, d.Bandwidth)
 	}
@@ -173,6 +185,53 @@ func title(d *Density) string {
 		t += fmt.Sprintf(", stuck %.2g%%", 100*d.StuckShare)
 	}
 	return t
+}
+
+// narrowAt reports whether components narrower than σ = 0.05 (a
+// timeout spike) make most of the mixture's density at t: the plot's
+// height is set without them, as for spikes, so they are cut rather
+// than squash the rest.
+func narrowAt(m *Mixture, t float64) bool {
+	var narrow, all float64
+	for _, c := range m.Components {
+		p := c.PDF(t)
+		all += p
+		if c.Sigma < 0.05 {
+			narrow += p
+		}
+	}
+	return narrow > all/2
+}
+
+// addComponents draws each mixture component's weighted density
+// π_k·f_k(t) (on a log axis t·π_k·f_k(t), as the estimate) as a thin
+// line under the total, named by its share and median.
+func addComponents(p *plot.Plot, d *Density, xOf func(float64) bool, logX bool) {
+	for _, c := range d.Mixture.Components {
+		var xy plotter.XYs
+		for _, t := range d.T {
+			if !xOf(t) || t <= 0 {
+				continue
+			}
+			y := c.PDF(t)
+			if logX {
+				y *= t
+			}
+			xy = append(xy, plotter.XY{X: t, Y: y})
+		}
+		if len(xy) == 0 {
+			continue
+		}
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			continue
+		}
+		l.Color = color.RGBA{R: 210, G: 110, B: 20, A: 255}
+		l.Width = vg.Points(0.8)
+		l.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("component: %.3g%% at %ss (σ %.2g)", 100*c.Weight, strconv.FormatFloat(c.Median(), 'g', 3, 64), c.Sigma), l)
+	}
 }
 
 func addLine(p *plot.Plot, xy plotter.XYs, c color.Color, name string) {

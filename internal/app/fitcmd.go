@@ -108,6 +108,9 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 		if d.Bandwidth > 0 {
 			fmt.Fprintf(stderr, "bandwidth %.4g, %s, ", d.Bandwidth, countAtoms(d.Atoms))
 		}
+		if d.Mixture != nil {
+			fmt.Fprintf(stderr, "%s; ", d.Mixture)
+		}
 		fmt.Fprintf(stderr, "stuck share %.3g", d.StuckShare)
 		if d.HoldoutN > 0 {
 			fmt.Fprintf(stderr, ", held-out log-likelihood %.4f per row (%d rows)", d.HoldoutLogLik, d.HoldoutN)

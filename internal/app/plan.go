@@ -275,6 +275,9 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 		}
 	}
 	fmt.Fprintf(w, "; stuck share %.1f%%\n", 100*d.StuckShare)
+	if d.Mixture != nil {
+		fmt.Fprintf(w, "   %s\n", d.Mixture)
+	}
 	for _, a := range d.Atoms {
 		fmt.Fprintf(w, "   %s: %s\n", a.Kind(), a)
 	}

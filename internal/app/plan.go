@@ -40,8 +40,8 @@ type section struct {
 	// HorizonNote says where the horizon came from when it was not given.
 	HorizonNote string
 	// Ages and Labels are the ages polls are counted by.
-	Ages   []time.Duration
-	Labels []string
+	Ages      []time.Duration
+	Labels    []string
 	Schedules []optimize.Schedule // scored, the derived first
 	// Omitted names the reference schedules that stop before the
 	// horizon: scored, their lag would be over the items they catch

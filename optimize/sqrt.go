@@ -43,9 +43,14 @@ func SqrtRule(d Distribution, b Budget, o Options) (*Result, error) {
 		l1, l2 = 0, 1
 	}
 	// Cumulative rate on the grid; f and S of cell k are its mass over δ
-	// and the survival at its start.
+	// and the survival at its start. An atom at age 0 is the mass of a
+	// cell ending at 0 (issue 15: items all settling at once got a single
+	// poll, at the horizon).
 	n := md.n()
 	R := make([]float64, n)
+	if md.F[0] > 0 {
+		R[0] = math.Sqrt(md.F[0] * md.res / (2 * (l1 + l2))) // r·δ, S = 1 before 0
+	}
 	for k := 1; k < n; k++ {
 		mass := md.F[k] - md.F[k-1]
 		var r float64

@@ -158,11 +158,12 @@ func (f Family) String() string {
 // Schedule returns the family's member with the given base gap: a poll at
 // age 0, one phase of the family's growth until its last poll before the
 // horizon, then a single gap d to the horizon ("exp 1s x1.5 cap 30s until
-// 1m44.888s, 15.112s"). A jittered family writes the last gap as "every d
-// until horizon", the same poll unjittered, so that its jittered gaps never
-// poll after the horizon. The cap is CapRatio·base rounded to the
-// millisecond. It panics if base or horizon is not positive, or the
-// family's parameters are out of range.
+// 1m44.888s, 15.112s"); when d would be shorter than f.MinGap, that last
+// poll moves to the horizon instead. A jittered family writes the last gap
+// as "every d until horizon", the same poll unjittered, so that its
+// jittered gaps never poll after the horizon. The cap is CapRatio·base
+// rounded to the millisecond. It panics if base or horizon is not
+// positive, or the family's parameters are out of range.
 func (f Family) Schedule(base, horizon time.Duration) Schedule {
 	if base <= 0 || horizon <= 0 {
 		panic(fmt.Sprintf("optimize: Family.Schedule: base %v and horizon %v must be positive", base, horizon))
@@ -192,6 +193,11 @@ func (f Family) Schedule(base, horizon time.Duration) Schedule {
 	}
 	polls := s.Polls()
 	if last := polls[len(polls)-1]; last < horizon {
+		if horizon-last < f.MinGap && len(polls) > 1 {
+			// The cut gap would be shorter than the minimum gap: the last
+			// poll moves to the horizon instead.
+			last = polls[len(polls)-2]
+		}
 		rest := Phase{Growth: Once, Gap: horizon - last}
 		if f.Jitter.Kind != NoJitter {
 			rest = Phase{Growth: Fixed, Gap: horizon - last, Until: horizon}

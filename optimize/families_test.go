@@ -36,6 +36,8 @@ func TestFamilyPolls(t *testing.T) {
 		{"fixed", Family{Growth: Fixed}, 2 * time.Second, 10 * time.Second, famSecs(0, 2, 4, 6, 8, 10)},
 		// 0 3 6 9, then 12 > 10 is cut to 10
 		{"fixed/past horizon", Family{Growth: Fixed}, 3 * time.Second, 10 * time.Second, famSecs(0, 3, 6, 9, 10)},
+		// the cut gap of 1 s is under the 2 s minimum gap: 9 moves to 10
+		{"fixed/min gap", Family{Growth: Fixed, MinGap: 2 * time.Second}, 3 * time.Second, 10 * time.Second, famSecs(0, 3, 6, 10)},
 		// gaps 1 2 3 4 5 (step = base)
 		{"linear", Family{Growth: Linear}, time.Second, 15 * time.Second, famSecs(0, 1, 3, 6, 10, 15)},
 		// gaps 1 1.5 2.25 3.375 5.063 7.594 11.391 17.086 25.629, then

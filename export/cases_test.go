@@ -59,6 +59,9 @@ var jitterCases = []runCase{
 	{segment: "jitter-equal", spec: "every 2s until 30s, jitter equal"},
 	{segment: "jitter-decorrelated", spec: "exp 1s x2 cap 8s until 1m, jitter decorrelated"},
 	{segment: "jitter-percent", spec: "3s, every 2s until 1m, jitter ±20%"},
+	// Jittered schedules keep their phases as written (Normalize leaves
+	// them): a phase whose gap passes its bound runs in generated code too.
+	{segment: "jitter-gap-past-until", spec: "at 30s, every 1m until 45s, every 2m until 10m, jitter ±20%"},
 }
 
 // caseDoc returns a document with "now" as the overall schedule and the

@@ -104,6 +104,17 @@ func TestIssue15OneAtom(t *testing.T) {
 		if ex.Expected.MeanLag != 0 || ex.Expected.TotalLag != 0 {
 			t.Errorf("atom at %v: exact optimum's mean lag %v, total %v; want exactly 0 (a poll at the atom)", at, ex.Expected.MeanLag, ex.Expected.TotalLag)
 		}
+		// The √ rule polls at the atom too, on a fine grid or a coarse one:
+		// it snapped back a cell from it, and ignored an atom at 0.
+		for _, res := range []time.Duration{time.Millisecond, 100 * time.Millisecond} {
+			sq, err := SqrtRule(d, b, Options{Horizon: o.Horizon, Resolution: res})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sq.Expected.MeanLag != 0 {
+				t.Errorf("atom at %v, grid %v: √ rule polls at %v, mean lag %v; want a poll at the atom", at, res, sq.Polls, sq.Expected.MeanLag)
+			}
+		}
 		ps, err := PriceOfSimplicity(d, b, o)
 		if err != nil {
 			t.Fatal(err)

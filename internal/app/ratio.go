@@ -20,6 +20,18 @@ func timesOptimum(a, b float64) string {
 	return formatSeconds(a) + " more: the optimum has no lag"
 }
 
+// ratio is a / b for lags a, b ≥ 0: 1 when both are 0, +Inf when only b
+// is (as optimize.Simplicity.Ratio).
+func ratio(a, b float64) float64 {
+	switch {
+	case b > 0:
+		return a / b
+	case a == 0:
+		return 1
+	}
+	return math.Inf(1)
+}
+
 // ratioText writes a ratio of lags (optimize.Simplicity.Ratio), ∞ when
 // only the denominator is 0.
 func ratioText(r float64) string {
@@ -30,13 +42,13 @@ func ratioText(r float64) string {
 }
 
 // relativeLag writes lag a against lag b: "12% less", "3% more", "the
-// same", or the difference when b is 0.
-func relativeLag(a, b float64) string {
+// same", or the difference, written by lag, when b is 0.
+func relativeLag(a, b float64, lag func(float64) string) string {
 	switch {
 	case a == b:
 		return "the same"
 	case b == 0:
-		return fmt.Sprintf("%.2fs more", a)
+		return lag(a) + " more"
 	}
 	rel := 100 * (1 - a/b)
 	if rel < 0 {

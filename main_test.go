@@ -77,6 +77,23 @@ var cliCases = []struct {
 	{"evaluate_segment_without_input", "evaluate|-s|now|--segment|method", 2},
 	{"export_segment", "export|-s|now|--segment|method", 2},
 	{"fit_bad_min_segment_rows", "fit|-i|fixtures/payments.csv|-c|settle_s|--segment|method|--min-segment-rows|-1", 2},
+	// Issue 15: a schedule whose last poll falls well short of its
+	// horizon is warned about, with the share of items never seen (per
+	// segment with --segment); a phase whose gap passes its bound prints
+	// as the gap it runs as.
+	{"evaluate_shortfall", "evaluate|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|-s|exp 1m x2 until 10m|-s|before|-s|every 1s until 10s, every 1m until 30s|-q", 0},
+	{"evaluate_shortfall_no_data", "evaluate|-s|exp 1m x2 until 10m|-s|at 30s, every 1m until 45s, every 2m until 10m", 0},
+	{"evaluate_shortfall_segments", "evaluate|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--segment|method|-s|every 1s until 10s, every 1m until 30s|--format|csv|-q", 0},
+	{"compare_shortfall", "compare|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--horizon|15m|--budget|37|--families|exp|-s|exp 1m x2 until 10m|-q", 0},
+	{"sweep_shortfall", "sweep|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--horizon|15m|--budgets|20..40:2|--families|none|--phases|exact|-s|exp 1m x2 until 10m|-q", 0},
+	// Issue 15: every settle equal (one atom): no negative lag, no NaN,
+	// no ratio of two rounding errors.
+	{"plan_issue15_one_atom", "plan|-i|testdata/issue15_one_atom.csv|-c|c|--budget|10|--horizon|10s|-q", 0},
+	{"plan_issue15_all_zero", "plan|-i|testdata/issue15_all_zero.csv|-c|c|--budget|10|--horizon|10s|-q", 0},
+	{"compare_issue15_one_atom", "compare|-i|testdata/issue15_one_atom.csv|-c|c|--budget|10|--horizon|10s|--families|exp,fixed|-q", 0},
+	{"compare_issue15_all_zero", "compare|-i|testdata/issue15_all_zero.csv|-c|c|--budget|10|--horizon|10s|--families|exp,fixed|-q", 0},
+	{"sweep_issue15_one_atom", "sweep|-i|testdata/issue15_one_atom.csv|-c|c|--budgets|5..20:2|--horizon|10s|--families|fixed|-q", 0},
+	{"evaluate_issue15_one_atom", "evaluate|-i|testdata/issue15_one_atom.csv|-c|c|-s|every 800ms until 10s|-s|every 1s until 10s|-s|every 1s until 3s|--format|json|-q", 0},
 }
 
 func TestCLIGolden(t *testing.T) {

@@ -24,8 +24,9 @@ type runCase struct {
 
 // runCases cover the brief's four reference schedules (optimize.References)
 // and every growth kind, an "at D" start, explicit gaps ending the
-// schedule, a horizon that cuts the last gap, an oversized gap, and a
-// single gap between repeating phases.
+// schedule, a horizon that cuts the last gap, an oversized gap, a single
+// gap between repeating phases, and phases that poll once past their
+// bound or not at all.
 var runCases = func() []runCase {
 	var cs []runCase
 	for _, s := range optimize.References {
@@ -41,6 +42,11 @@ var runCases = func() []runCase {
 		runCase{segment: "cut", spec: "every 7s until 1m"},
 		runCase{segment: "oversized", spec: "exp 1s x10 until 1m"},
 		runCase{segment: "once-between", spec: "every 1s until 5s, 10s, every 2s until 30s"},
+		// Phases whose first gap passes their bound (one poll, after it)
+		// or that start at their bound (no poll), issue 15.
+		runCase{segment: "gap-past-until", spec: "at 30s, every 1m until 45s, every 2m until 10m"},
+		runCase{segment: "no-poll-phase", spec: "every 15s until 1m50s, every 30s until 2m, every 1m until 5m"},
+		runCase{segment: "huge-overshoot", spec: "1s, exp 1s x1000 until 10s, every 1s until 20s"},
 		runCase{segment: "mixed", spec: "at 500ms, 1s, exp 1s x2 cap 8s until 1m, poly 2s ^0.5 until 3m, fib 3s cap 30s until 10m, linear 10s+5s cap 1m until 30m"},
 		runCase{segment: "sub-ms", spec: "at 1500us, every 2500us until 20ms, exp 1ms x1.1 until 100ms", subMs: true},
 	)
@@ -53,6 +59,9 @@ var jitterCases = []runCase{
 	{segment: "jitter-equal", spec: "every 2s until 30s, jitter equal"},
 	{segment: "jitter-decorrelated", spec: "exp 1s x2 cap 8s until 1m, jitter decorrelated"},
 	{segment: "jitter-percent", spec: "3s, every 2s until 1m, jitter ±20%"},
+	// Jittered schedules keep their phases as written (Normalize leaves
+	// them): a phase whose gap passes its bound runs in generated code too.
+	{segment: "jitter-gap-past-until", spec: "at 30s, every 1m until 45s, every 2m until 10m, jitter ±20%"},
 }
 
 // caseDoc returns a document with "now" as the overall schedule and the

@@ -174,6 +174,8 @@ func encodeSchedule(s optimize.Schedule, meta json.RawMessage, opt JSONOptions) 
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	// The phases as "spec" reads them, so that the two agree.
+	s = s.Normalize()
 	if len(meta) > 0 && !isObject(meta) {
 		return nil, errors.New("meta must be a JSON object")
 	}
@@ -365,9 +367,6 @@ func decodeSchedule(in *jsonSchedule, path string) (optimize.Schedule, json.RawM
 		if s.Jitter, err = decodeJitter(in.Jitter); err != nil {
 			return fail("jitter", err)
 		}
-	}
-	if len(s.Phases) == 0 && s.Start == 0 {
-		return fail("phases", optimize.ErrEmpty)
 	}
 	if err := s.Validate(); err != nil {
 		return fail("phases", err)

@@ -63,6 +63,9 @@ type Data struct {
 	Jitter        bool            // some table is jittered
 	Growths       map[string]bool // growth kinds used by some table: "linear": true
 	Meta          string          // Document.Meta as compact JSON, or ""
+	// MaxGap is optimize.MaxGapAt: a longer gap of a phase counts as
+	// MaxGap, as in optimize.Phase.GapAt.
+	MaxGap time.Duration
 }
 
 // Tables returns All followed by Segments.
@@ -119,6 +122,7 @@ func NewData(doc Document, opt Options) (*Data, error) {
 		KotlinPackage: kotlinPackage(opt.Package),
 		Name:          typeName(opt.Name),
 		Growths:       map[string]bool{},
+		MaxGap:        optimize.MaxGapAt,
 	}
 	d.Lower = strings.ToLower(d.Name[:1]) + d.Name[1:]
 	if len(doc.Meta) > 0 {
@@ -160,8 +164,14 @@ func NewData(doc Document, opt Options) (*Data, error) {
 }
 
 func newTable(d *Data, segment, ident string, s optimize.Schedule, opt Options) (Table, error) {
+	// The tables hold the phases as the spec in their comments reads them
+	// (Schedule.Normalize); an overriding jitter applies to those.
 	if opt.Jitter != nil {
+		s.Jitter = optimize.Jitter{}
+		s = s.Normalize()
 		s.Jitter = *opt.Jitter
+	} else {
+		s = s.Normalize()
 	}
 	if err := s.Validate(); err != nil {
 		return Table{}, err

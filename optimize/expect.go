@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -71,7 +72,11 @@ func (md *model) expect(polls []time.Duration) Expectation {
 	for _, p := range polls {
 		t := p.Seconds()
 		f, g := md.at(t)
-		e.TotalLag += g - prevG - (t-prevT)*prevF
+		// The gap's lag is ∫ (F − F(prev)) ≥ 0: exactly 0 with no mass
+		// inside, clamped at 0 against rounding otherwise (as model.w).
+		if md.leftAt(t, f) != prevF {
+			e.TotalLag += max(0, g-prevG-(t-prevT)*prevF)
+		}
 		e.MeanPolls += 1 - prevF
 		prevT, prevF, prevG = t, f, g
 	}
@@ -80,6 +85,22 @@ func (md *model) expect(polls []time.Duration) Expectation {
 		e.MeanLag = e.TotalLag / e.Caught
 	}
 	return e
+}
+
+// leftAt returns F(t⁻) on the model given f = F(t) from at: the left
+// limit at a grid point (below an atom there), f elsewhere.
+func (md *model) leftAt(t, f float64) float64 {
+	k := int(math.Floor(t/md.res + 1e-9))
+	if k < 0 {
+		return 0
+	}
+	if k < md.n() && math.Abs(t-md.t[k]) <= 1e-9*md.res {
+		if k == 0 {
+			return 0
+		}
+		return md.Fm[k]
+	}
+	return f
 }
 
 // expectIdx is expect for grid indices.

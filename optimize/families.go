@@ -10,9 +10,11 @@ import (
 
 // Family is a baseline family of schedules: a fixed shape with one free
 // parameter, the base gap. Every member polls at once (age 0), then adds
-// gaps by one repeating phase that runs to the horizon, so that a family
-// is compared with the optimum at the same horizon and, once tuned (see
-// Tune), at the same budget.
+// gaps by one repeating phase up to the horizon, and polls at the horizon
+// itself: the gap that would pass it is cut short to end there, as the
+// solvers' schedules end. So a family is compared with the optimum at the
+// same horizon, catching every item that settles by it, and, once tuned
+// (see Tune), at the same budget.
 //
 // The shapes are those users reach for (see the brief, "Parametric
 // families"): gap k (attempt k = 1 for the first gap, as in Phase.GapAt)
@@ -154,9 +156,14 @@ func (f Family) String() string {
 }
 
 // Schedule returns the family's member with the given base gap: a poll at
-// age 0, then one phase of the family's growth until horizon. The cap is
-// CapRatio·base rounded to the millisecond. It panics if base or horizon
-// is not positive, or the family's parameters are out of range.
+// age 0, one phase of the family's growth until its last poll before the
+// horizon, then a single gap d to the horizon ("exp 1s x1.5 cap 30s until
+// 1m44.888s, 15.112s"); when d would be shorter than f.MinGap, that last
+// poll moves to the horizon instead. A jittered family writes the last gap
+// as "every d until horizon", the same poll unjittered, so that its
+// jittered gaps never poll after the horizon. The cap is CapRatio·base
+// rounded to the millisecond. It panics if base or horizon is not
+// positive, or the family's parameters are out of range.
 func (f Family) Schedule(base, horizon time.Duration) Schedule {
 	if base <= 0 || horizon <= 0 {
 		panic(fmt.Sprintf("optimize: Family.Schedule: base %v and horizon %v must be positive", base, horizon))
@@ -180,10 +187,29 @@ func (f Family) Schedule(base, horizon time.Duration) Schedule {
 			p.Cap = base
 		}
 	}
-	s := Schedule{Name: f.Name, Phases: []Phase{p}, Jitter: f.Jitter}
+	s := Schedule{Name: f.Name, Phases: []Phase{p}}
 	if err := s.Validate(); err != nil {
 		panic("optimize: Family.Schedule: " + err.Error())
 	}
+	polls := s.Polls()
+	if last := polls[len(polls)-1]; last < horizon {
+		if horizon-last < f.MinGap && len(polls) > 1 {
+			// The cut gap would be shorter than the minimum gap: the last
+			// poll moves to the horizon instead.
+			last = polls[len(polls)-2]
+		}
+		rest := Phase{Growth: Once, Gap: horizon - last}
+		if f.Jitter.Kind != NoJitter {
+			rest = Phase{Growth: Fixed, Gap: horizon - last, Until: horizon}
+		}
+		if last == 0 { // the first gap passes the horizon
+			s.Phases = []Phase{rest}
+		} else {
+			s.Phases[0].Until = last // the same polls, ending at last
+			s.Phases = append(s.Phases, rest)
+		}
+	}
+	s.Jitter = f.Jitter
 	return s
 }
 

@@ -159,9 +159,15 @@ func cdfAt(d Distribution, t float64) (float64, error) {
 
 func (md *model) n() int { return len(md.t) }
 
-// w is the expected lag of items settling in (t_i, t_j], caught at t_j.
+// w is the expected lag of items settling in (t_i, t_j], caught at t_j:
+// the integral of F(t) − F(t_i) ≥ 0 over the gap, so exactly 0 when no
+// mass lies inside it (F(t_j⁻) = F(t_i)), and clamped at 0 against the
+// rounding of the prefix sums (issue 15: one atom gave lags of −1e-16).
 func (md *model) w(i, j int) float64 {
-	return md.G[j] - md.G[i] - (md.t[j]-md.t[i])*md.F[i]
+	if md.Fm[j] == md.F[i] {
+		return 0
+	}
+	return max(0, md.G[j]-md.G[i]-(md.t[j]-md.t[i])*md.F[i])
 }
 
 // madeAfter is P(T > t_k) = 1 − F(t_k): the probability that the poll

@@ -135,6 +135,31 @@ func (it *Items) Settled() []float64 { return it.t }
 // given as indexes into t.
 func (it *Items) weightIn(lo, hi int) float64 { return it.cumW[hi] - it.cumW[lo] }
 
+// lagIn returns the weighted sum of lags Σ w_i·(p − t_i) of the items
+// t[lo:hi] (weight w in all), all caught by a poll at p ≥ t[hi−1]. It is
+// written as w·(p − t[hi−1]) + Σ w_i·(t[hi−1] − t_i), two sums of
+// non-negative terms: the first exact to rounding, and 0 when the items
+// settle at the poll; the second, from the prefix sums, is clamped at 0
+// against their rounding, and is 0 when the items settle together. The
+// plain w·p − Σ w_i·t_i cancels to a small negative number for items all
+// settling at p (issue 15).
+func (it *Items) lagIn(lo, hi int, w, p float64) float64 {
+	last := it.t[hi-1]
+	lag := w * (p - last)
+	if it.t[lo] != last {
+		lag += max(0, w*last-(it.cumWT[hi]-it.cumWT[lo]))
+	}
+	return lag
+}
+
+// shareIn returns the share of all weight settling in (lo, hi], seconds.
+func (it *Items) shareIn(lo, hi float64) float64 {
+	if hi <= lo {
+		return 0
+	}
+	return (it.cumW[it.firstAbove(hi)] - it.cumW[it.firstAbove(lo)]) / it.total
+}
+
 // firstAbove returns the index of the first settle time > x.
 func (it *Items) firstAbove(x float64) int {
 	return sort.Search(len(it.t), func(i int) bool { return it.t[i] > x })
@@ -197,6 +222,25 @@ func (it *Items) lagQuantile(draws [][]float64, caught, q float64) float64 {
 		} else {
 			lo = mid
 		}
+	}
+	// The quantile is a lag some item has, in (lo, hi]: report the
+	// largest such lag, exact, rather than hi (0.8, not 0.800001); the
+	// count does not change between it and hi.
+	best := 0.0
+	for _, d := range draws {
+		from := 0
+		for _, p := range d {
+			to := it.firstAbove(p)
+			if k := max(it.firstAtOrAbove(p-hi), from); k < to {
+				if l := p - it.t[k]; l > lo && l <= hi {
+					best = max(best, l)
+				}
+			}
+			from = to
+		}
+	}
+	if best > 0 {
+		return best
 	}
 	return hi
 }

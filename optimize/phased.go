@@ -54,9 +54,12 @@ func Phased(d Distribution, b Budget, k int, o Options) (*Result, error) {
 type Simplicity struct {
 	K       int     // phases
 	MeanLag float64 // seconds, of the K-phase schedule
-	Ratio   float64 // MeanLag / the exact optimum's mean lag
-	Result  *Result // the schedule of at most K phases, as Phased returns it
-	Err     error   // the budget cannot be met with K phases
+	// Ratio is MeanLag / the exact optimum's mean lag: 1 when both are 0
+	// (every item settles at a poll of each), +Inf when only the
+	// optimum's is.
+	Ratio  float64
+	Result *Result // the schedule of at most K phases, as Phased returns it
+	Err    error   // the budget cannot be met with K phases
 }
 
 // PriceOfSimplicity returns, for K = 1 … MaxPhases, the mean lag of the

@@ -26,8 +26,12 @@ const (
 )
 
 // Phase is one stretch of a schedule. A repeating phase (every Growth but
-// Once) keeps adding gaps while the last poll happened before Until, so its
-// last poll may land after Until; the next phase continues from that poll.
+// Once) follows one rule, the brief's: while the last poll happened before
+// Until, the next poll is the phase's next gap later. Its last poll may
+// therefore land after Until (never by more than its last gap), and the
+// next phase continues from that poll; a phase that starts at or after
+// its Until makes no poll. No poll is made after the schedule's horizon
+// (see Schedule).
 //
 // Attempts are numbered within a phase: the first gap of the phase is
 // attempt k = 1. Cap, when positive, bounds every gap of the phase and is
@@ -42,16 +46,22 @@ type Phase struct {
 	Until    time.Duration // repeating phases: keep polling while the last poll < Until
 }
 
-// GapAt returns the k-th gap of the phase (k ≥ 1), capped.
-// Gaps are computed from k directly, never accumulated, and rounded to the
-// millisecond for the growing kinds so that schedules print exactly.
+// GapAt returns the k-th gap of the phase (k ≥ 1), capped, and at most
+// MaxGapAt. Gaps are computed from k directly, never accumulated, and
+// rounded to the millisecond for the growing kinds so that schedules print
+// exactly.
 func (p Phase) GapAt(k int) time.Duration {
 	var g time.Duration
 	switch p.Growth {
 	case Once, Fixed:
 		g = p.Gap
 	case Linear:
-		g = p.Gap + time.Duration(k-1)*p.Step
+		// Gap + (k−1)·Step, saturating instead of overflowing.
+		if p.Step > 0 && time.Duration(k-1) > (MaxGapAt-min(p.Gap, MaxGapAt))/p.Step {
+			g = MaxGapAt
+		} else {
+			g = p.Gap + time.Duration(k-1)*p.Step
+		}
 	case Exponential:
 		g = roundMillis(float64(p.Gap) * math.Pow(p.Factor, float64(k-1)))
 	case Polynomial:
@@ -68,8 +78,8 @@ func (p Phase) GapAt(k int) time.Duration {
 	if p.Cap > 0 && g > p.Cap {
 		g = p.Cap
 	}
-	if g <= 0 { // overflow of the growing kinds without a cap
-		g = math.MaxInt64
+	if g <= 0 || g > MaxGapAt { // overflow of the growing kinds without a cap
+		g = MaxGapAt
 	}
 	return g
 }
@@ -94,9 +104,11 @@ func fib(k int) int64 {
 
 // Schedule is a poll schedule as age-indexed phases: the first poll is at
 // Start (0 means at once, and that poll counts), then each phase adds polls
-// in turn. The schedule's horizon is the Until of its last phase when that
-// phase repeats, else the time of its last poll; no poll is made after the
-// horizon.
+// in turn (see Phase for the rule of a repeating phase). The schedule's
+// horizon is the Until of its last phase when that phase repeats, else the
+// time of its last poll; no poll is made after the horizon, so the last
+// poll of a schedule whose last phase repeats may come up to one gap
+// before the horizon (see Shortfall).
 //
 // All times are time.Duration (integer nanoseconds) from the item's
 // creation, and poll times are sums of exact gaps: no accumulated floats.
@@ -113,20 +125,45 @@ type Schedule struct {
 // ("every 1ns until 24h") fails with an error instead of exhausting memory.
 const MaxPolls = 10_000_000
 
+// MaxAge is the latest age a schedule may reach: no Until and no poll may
+// be later. Ten years (of 365 days) is far beyond any polling horizon, and
+// keeps every sum of gaps, jittered ones included (at most three times the
+// gap), far from overflowing int64 nanoseconds (292 years).
+const MaxAge = 10 * 365 * 24 * time.Hour
+
+// MaxGapAt is the longest gap Phase.GapAt returns: a longer gap (an
+// uncapped exponential one, say) counts as MaxGapAt. Such a gap ends after
+// MaxAge from any poll, so no poll a schedule makes moves; the bound keeps
+// jitter and sums of gaps within int64.
+const MaxGapAt = 2 * MaxAge
+
 // Errors returned by Validate and the spec parser.
 var (
-	ErrEmpty       = errors.New("schedule has no phases and no start")
+	ErrEmpty       = errors.New(`no poll: write at least one gap, or "at 0s" for a single poll at once`)
 	ErrGap         = errors.New("gap must be positive")
 	ErrUntil       = errors.New("until must be later than the previous phase's until")
 	ErrTooManyPoll = fmt.Errorf("schedule makes more than %d polls", MaxPolls)
+	ErrAge         = fmt.Errorf("later than %s (10 years), the latest age a schedule may reach", FormatDuration(MaxAge))
 )
 
 // Validate reports whether the schedule is well formed: positive gaps,
-// repeating phases with increasing Until, growth parameters in range, and
-// at most MaxPolls polls.
+// repeating phases with increasing Until, growth parameters in range, at
+// most MaxPolls polls, and no Until or poll later than MaxAge.
 func (s Schedule) Validate() error {
+	if err := s.validateShape(); err != nil {
+		return err
+	}
+	return s.walk(nil, func(time.Duration) {})
+}
+
+// validateShape is Validate without the walk through the polls: every
+// check that costs O(phases).
+func (s Schedule) validateShape() error {
 	if s.Start < 0 {
 		return fmt.Errorf("start %v is negative", s.Start)
+	}
+	if s.Start > MaxAge {
+		return fmt.Errorf("start %s is %w", FormatDuration(s.Start), ErrAge)
 	}
 	var prevUntil time.Duration
 	for i, p := range s.Phases {
@@ -151,9 +188,15 @@ func (s Schedule) Validate() error {
 			if !(p.Exponent > 0) || math.IsInf(p.Exponent, 0) {
 				return fmt.Errorf("phase %d: polynomial exponent %v must be a finite number > 0", i+1, p.Exponent)
 			}
+		case Fixed, Fibonacci:
+		default:
+			return fmt.Errorf("phase %d: unknown growth %d", i+1, p.Growth)
 		}
 		if p.Until <= prevUntil || p.Until <= s.Start {
 			return fmt.Errorf("phase %d: %w (until %v)", i+1, ErrUntil, p.Until)
+		}
+		if p.Until > MaxAge {
+			return fmt.Errorf("phase %d: until %s is %w", i+1, FormatDuration(p.Until), ErrAge)
 		}
 		prevUntil = p.Until
 	}
@@ -161,18 +204,23 @@ func (s Schedule) Validate() error {
 		return err
 	}
 	n := 1
+	from := s.Start // no phase starts before: polls only move later
 	for i, p := range s.Phases {
-		n += p.maxPolls()
+		n += p.maxPolls(from)
 		if n > MaxPolls {
 			return fmt.Errorf("phase %d: %w", i+1, ErrTooManyPoll)
+		}
+		if p.Growth != Once {
+			from = p.Until
 		}
 	}
 	return nil
 }
 
-// maxPolls bounds the polls a phase can add (its smallest gap is the first
-// or the cap), used to refuse runaway specs before generating them.
-func (p Phase) maxPolls() int {
+// maxPolls bounds the polls a phase started at or after age from can add
+// (its smallest gap is the first or the cap), used to refuse runaway specs
+// before generating them.
+func (p Phase) maxPolls(from time.Duration) int {
 	if p.Growth == Once {
 		return 1
 	}
@@ -180,7 +228,7 @@ func (p Phase) maxPolls() int {
 	if p.Cap > 0 && p.Cap < g {
 		g = p.Cap
 	}
-	n := p.Until/g + 1
+	n := max(p.Until-from, 0)/g + 1
 	if n > MaxPolls {
 		return MaxPolls + 1
 	}
@@ -189,11 +237,20 @@ func (p Phase) maxPolls() int {
 
 // Horizon returns the age after which the schedule makes no poll.
 func (s Schedule) Horizon() time.Duration {
-	if n := len(s.Phases); n > 0 && s.Phases[n-1].Growth != Once {
-		return s.Phases[n-1].Until
+	if h, cut := s.cut(); cut {
+		return h
 	}
 	polls := s.Polls()
 	return polls[len(polls)-1]
+}
+
+// cut returns the horizon when the last phase repeats (cut true): the
+// horizon then cuts the schedule, and no gap may end after it.
+func (s Schedule) cut() (h time.Duration, cut bool) {
+	if n := len(s.Phases); n > 0 && s.Phases[n-1].Growth != Once {
+		return s.Phases[n-1].Until, true
+	}
+	return 0, false
 }
 
 // Polls returns the poll times of the unjittered schedule in increasing
@@ -204,36 +261,66 @@ func (s Schedule) Polls() []time.Duration {
 }
 
 // AppendPolls appends the poll times to dst and returns the result. With a
-// non-nil rng and a jittered schedule the gaps are jittered (see Jitter).
+// non-nil rng and a jittered schedule the gaps are jittered (see Jitter):
+// a repeating phase then adds jittered gaps while the last jittered poll
+// is before its Until. It panics if the schedule is invalid.
 func (s Schedule) AppendPolls(dst []time.Duration, rng Rand) []time.Duration {
-	if err := s.Validate(); err != nil {
+	var err error
+	if rng != nil && s.Jitter.Kind != NoJitter {
+		// The unjittered walk bounds the jittered one (see MaxAge).
+		err = s.Validate()
+	} else {
+		rng = nil
+		err = s.validateShape()
+	}
+	if err != nil {
 		panic("optimize: " + err.Error())
 	}
+	if err := s.walk(rng, func(t time.Duration) { dst = append(dst, t) }); err != nil {
+		panic("optimize: " + err.Error())
+	}
+	return dst
+}
+
+// walk runs the schedule by its rule and calls emit with each poll time in
+// increasing order. It is the one implementation of the rule: Polls,
+// Validate, the printer (Schedule.Normalize) and the generated code follow
+// it. When the last phase repeats, the first gap that would end after the
+// horizon ends the schedule (every later poll would be after it too).
+// Unjittered (rng nil), a poll after MaxAge is an error.
+func (s Schedule) walk(rng Rand, emit func(time.Duration)) error {
+	h, cut := s.cut()
 	last := s.Start
-	dst = append(dst, last)
+	emit(last)
 	j := s.Jitter.sequence(rng)
+	var err error
+	add := func(g time.Duration) bool {
+		g = j.next(g)
+		switch {
+		case cut && g > h-last:
+			return false
+		case !cut && rng == nil && g > MaxAge-last:
+			err = fmt.Errorf("the poll after the one at %s is %w", FormatDuration(last), ErrAge)
+			return false
+		}
+		last += g
+		emit(last)
+		return true
+	}
 	for _, p := range s.Phases {
 		if p.Growth == Once {
-			last += j.next(p.GapAt(1))
-			dst = append(dst, last)
+			if !add(p.GapAt(1)) {
+				return err
+			}
 			continue
 		}
 		for k := 1; last < p.Until; k++ {
-			g := p.GapAt(k)
-			if g > p.Until { // overflowed or oversized gap: one poll and done
-				g = p.Until
+			if !add(p.GapAt(k)) {
+				return err
 			}
-			last += j.next(g)
-			dst = append(dst, last)
 		}
 	}
-	if n := len(s.Phases); n > 0 && s.Phases[n-1].Growth != Once {
-		h := s.Phases[n-1].Until
-		for len(dst) > 1 && dst[len(dst)-1] > h {
-			dst = dst[:len(dst)-1]
-		}
-	}
-	return dst
+	return nil
 }
 
 // PollsBy returns how many polls the unjittered schedule makes at ages ≤ age.

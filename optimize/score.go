@@ -20,12 +20,14 @@ type ScoreOptions struct {
 // DefaultDraws is the number of Monte Carlo draws for a jittered schedule.
 const DefaultDraws = 200
 
-// Score is how a schedule does on a set of items. Lags are in seconds; the
-// lag of an item settling at age s is (first poll at or after s) − s.
-// An item that settles after the last poll, or never, is not caught and
-// costs the stuck polls. For jittered schedules every figure is the mean
-// over the draws (quantiles pooled over them), and the CI fields give 95%
-// normal intervals half-widths of the means.
+// Score is how a schedule does on a set of items. Lags are in seconds, to
+// the nanosecond (the resolution of poll times); the lag of an item
+// settling at age s is (first poll at or after s) − s, never negative, and
+// exactly 0 for an item settling at a poll. An item that settles after the
+// last poll, or never, is not caught and costs the stuck polls. The lag
+// figures are NaN when no item is caught. For jittered schedules every
+// figure is the mean over the draws (quantiles pooled over them), and the
+// CI fields give 95% normal intervals half-widths of the means.
 type Score struct {
 	Name       string
 	Spec       string
@@ -94,23 +96,34 @@ func ScoreSchedule(s Schedule, items *Items, opt ScoreOptions) Score {
 	for d, seq := range seqs {
 		c, lagSum, pollSum := items.scoreSeq(seq)
 		caught += c
-		lags[d] = lagSum / c
+		lags[d] = math.NaN()
+		if c > 0 {
+			lags[d] = lagSum / c
+		}
 		polls[d] = pollSum / items.total
 		sc.MeanPolls += pollSum
 		sc.MeanLag += lagSum
 	}
 	sc.MeanPolls /= items.total * float64(draws)
 	sc.Caught = caught / (items.total * float64(draws))
-	sc.MeanLag /= caught
-	sc.MedianLag = items.lagQuantile(seqs, caught, 0.5)
-	sc.P95Lag = items.lagQuantile(seqs, caught, 0.95)
-	sc.P99Lag = items.lagQuantile(seqs, caught, 0.99)
+	if caught > 0 {
+		sc.MeanLag = roundNanos(sc.MeanLag / caught)
+	} else {
+		sc.MeanLag = math.NaN()
+	}
+	sc.MedianLag = roundNanos(items.lagQuantile(seqs, caught, 0.5))
+	sc.P95Lag = roundNanos(items.lagQuantile(seqs, caught, 0.95))
+	sc.P99Lag = roundNanos(items.lagQuantile(seqs, caught, 0.99))
 	if draws > 1 {
 		sc.MeanLagCI = ci95(lags)
 		sc.MeanPollCI = ci95(polls)
 	}
 	return sc
 }
+
+// roundNanos rounds seconds to the nanosecond, the resolution of poll
+// times: a lag of 4 s − 3.2 s is 0.8, not 0.7999999999999998.
+func roundNanos(x float64) float64 { return math.Round(x*1e9) / 1e9 }
 
 // drawRand returns the source of draw d of a jittered schedule, nil for
 // an unjittered one. Each draw has its own stream, so draw d uses the same
@@ -133,7 +146,7 @@ func (it *Items) scoreSeq(seq []float64) (caught, lagSum, pollSum float64) {
 		if hi > lo {
 			w := it.weightIn(lo, hi)
 			caught += w
-			lagSum += p*w - (it.cumWT[hi] - it.cumWT[lo])
+			lagSum += it.lagIn(lo, hi, w, p)
 			pollSum += float64(i+1) * w
 		}
 		lo = hi

@@ -3,6 +3,7 @@ package optimize
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -13,7 +14,7 @@ import (
 //
 //	at D                        first poll at age D (only as the first item; default 0)
 //	D                           one gap of D
-//	every D until U             gap D while the last poll is before U
+//	every D until U             while the last poll happened before U, the next one is D later
 //	fixed D until U             the same as every
 //	linear D+S until U          gaps D, D+S, D+2S, …
 //	exp D xF until U            gaps D, D·F, D·F², …
@@ -23,6 +24,12 @@ import (
 //
 // The growing kinds take an optional "cap C" anywhere after their base gap.
 // Durations are Go duration strings ("500ms", "1.5s", "2m", "1h30m").
+//
+// Every repeating item follows the brief's rule, the one Phase documents:
+// its last poll may pass U, and the next item continues from it. The
+// schedule's horizon is the U of its last item when that item repeats;
+// no poll is made after it. "at 0s" alone is the schedule of one poll, at
+// once.
 
 // ErrSpec is wrapped by every error of ParseSpec.
 var ErrSpec = errors.New("invalid schedule spec")
@@ -47,6 +54,7 @@ func ParseSpec(spec string) (Schedule, error) {
 		return s, fmt.Errorf("%w: empty spec; write gaps such as \"1s, every 2s until 2m\"", ErrSpec)
 	}
 	items := strings.Split(spec, ",")
+	hasStart := false
 	for i, item := range items {
 		fields := strings.Fields(item)
 		if len(fields) == 0 {
@@ -55,8 +63,9 @@ func ParseSpec(spec string) (Schedule, error) {
 		if err := s.parseItem(i, fields); err != nil {
 			return s, &SpecError{i + 1, strings.TrimSpace(item), err}
 		}
+		hasStart = hasStart || fields[0] == "at"
 	}
-	if len(s.Phases) == 0 && s.Start == 0 {
+	if len(s.Phases) == 0 && !hasStart {
 		return s, fmt.Errorf("%w: %w", ErrSpec, ErrEmpty)
 	}
 	if err := s.Validate(); err != nil {
@@ -274,9 +283,23 @@ func FormatDuration(d time.Duration) string {
 	return s
 }
 
-// String returns the schedule as a spec that ParseSpec reads back to an
-// equal Schedule (the Name aside).
+// String returns the schedule as a spec that reads as it runs and that
+// ParseSpec reads back to a schedule with the same polls and jitter, and
+// the same horizon unless the last phase makes no poll: the spec of
+// s.Normalize(). AsWritten gives the phases as they are.
 func (s Schedule) String() string {
+	return s.Normalize().format()
+}
+
+// AsWritten returns the schedule as a spec of its phases as they are, as
+// a user wrote them, without Normalize: it parses back to an equal
+// Schedule (the Name aside), but a phase may read differently from how it
+// runs ("every 1m until 45s" polls once, at 1m). Messages about a user's
+// schedule quote it.
+func (s Schedule) AsWritten() string { return s.format() }
+
+// format writes the phases as they are.
+func (s Schedule) format() string {
 	var b strings.Builder
 	sep := func() {
 		if b.Len() > 0 {
@@ -327,6 +350,80 @@ func (s Schedule) String() string {
 		return "at 0s"
 	}
 	return b.String()
+}
+
+// Normalize returns a schedule that polls at the same times as s and reads
+// as it runs: every repeating phase's first gap fits between the poll it
+// starts from and its Until, so that "every G until U" always polls before
+// or at U. By the rule of a repeating phase (see Phase), one that starts at
+// or after its Until makes no poll, and one whose first gap passes its
+// Until makes exactly one poll, after Until ("every 1m until 45s" from age
+// 0 polls once, at 1m). Normalize drops the first kind and writes the
+// second as the single gap it is. When the last phase is of either kind
+// it makes no poll within the horizon and only sets it: the schedule is
+// then written as explicit gaps (FromPolls), whose horizon is the last
+// poll. A jittered schedule is returned as it is: its phases decide how
+// many jittered gaps each one makes. So is an invalid one.
+func (s Schedule) Normalize() Schedule {
+	if s.Jitter.Kind != NoJitter || s.validateShape() != nil {
+		return s
+	}
+	out := s
+	out.Phases = nil
+	last := s.Start
+	n := len(s.Phases)
+	for i, p := range s.Phases {
+		g1 := p.GapAt(1)
+		if p.Growth == Once {
+			out.Phases = append(out.Phases, p)
+			last = addAge(last, g1)
+			continue
+		}
+		if last < p.Until && g1 <= p.Until-last {
+			out.Phases = append(out.Phases, p)
+			last = p.end(last)
+			continue
+		}
+		if i == n-1 {
+			if s.Validate() != nil {
+				return s
+			}
+			f := FromPolls(s.Polls())
+			f.Name = s.Name
+			return f
+		}
+		if last < p.Until {
+			out.Phases = append(out.Phases, Phase{Growth: Once, Gap: g1})
+			last = addAge(last, g1)
+		}
+	}
+	return out
+}
+
+// end returns the last poll of repeating phase p started from a poll at
+// last, before the horizon's cut.
+func (p Phase) end(last time.Duration) time.Duration {
+	if p.Growth == Fixed {
+		if last >= p.Until {
+			return last
+		}
+		g := p.GapAt(1)
+		n := (p.Until - last + g - 1) / g
+		return addAge(last, n*g)
+	}
+	for k := 1; last < p.Until; k++ {
+		last = addAge(last, p.GapAt(k))
+	}
+	return last
+}
+
+// addAge returns a + b for ages a, b ≥ 0, saturating instead of
+// overflowing.
+func addAge(a, b time.Duration) time.Duration {
+	if b > math.MaxInt64-a {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // FromPolls returns the schedule that polls exactly at the given increasing

@@ -43,9 +43,14 @@ func SqrtRule(d Distribution, b Budget, o Options) (*Result, error) {
 		l1, l2 = 0, 1
 	}
 	// Cumulative rate on the grid; f and S of cell k are its mass over δ
-	// and the survival at its start.
+	// and the survival at its start. An atom at age 0 is the mass of a
+	// cell ending at 0 (issue 15: items all settling at once got a single
+	// poll, at the horizon).
 	n := md.n()
 	R := make([]float64, n)
+	if md.F[0] > 0 {
+		R[0] = math.Sqrt(md.F[0] * md.res / (2 * (l1 + l2))) // r·δ, S = 1 before 0
+	}
 	for k := 1; k < n; k++ {
 		mass := md.F[k] - md.F[k-1]
 		var r float64
@@ -58,7 +63,10 @@ func SqrtRule(d Distribution, b Budget, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	place := func(np int) []int { return sqrtPolls(R, np, lo, hi) }
+	// A cell whose mass is mostly an atom at its end is caught only by a
+	// poll at that end: a poll there is never snapped back a cell.
+	atEnd := func(k int) bool { return md.F[k]-md.Fm[k] >= (md.F[k]-md.F[k-1])/2 }
+	place := func(np int) []int { return sqrtPolls(R, np, lo, hi, atEnd) }
 	var idx []int
 	if b.PollCost > 0 {
 		idx = place(max(1, int(math.Round(R[n-1]))))
@@ -103,10 +111,11 @@ func SqrtRule(d Distribution, b Budget, o Options) (*Result, error) {
 }
 
 // sqrtPolls places np polls at R⁻¹(i·R(H)/np), i = 1 … np, snapped to the
-// nearest grid point, then enforces the gaps (in cells): a poll closer
+// nearest grid point (never back from cell k when atEnd(k): its mass is
+// an atom at its end), then enforces the gaps (in cells): a poll closer
 // than minGap to the one before is dropped, a gap longer than maxGap
 // (when > 0) is split evenly.
-func sqrtPolls(R []float64, np, minGap, maxGap int) []int {
+func sqrtPolls(R []float64, np, minGap, maxGap int, atEnd func(k int) bool) []int {
 	n := len(R)
 	total := R[n-1]
 	var raw []int
@@ -119,7 +128,7 @@ func sqrtPolls(R []float64, np, minGap, maxGap int) []int {
 			if k >= n || i == np {
 				k = n - 1
 			}
-			if k > 0 && R[k] > R[k-1] {
+			if k > 0 && R[k] > R[k-1] && !atEnd(k) {
 				// Snap the interpolated time to the nearer grid point.
 				if (y-R[k-1])/(R[k]-R[k-1]) < 0.5 {
 					k--

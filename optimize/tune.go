@@ -27,9 +27,10 @@ var ErrBudget = errors.New("budget out of reach")
 // items is at most t.MeanPolls. When a step moves the cost by more than
 // one stuck poll or MeanPollsTolerance of the mean (small bases), the base
 // is refined to a thousandth of the step (at least 1 ns).
-// Every family's cost falls as its base grows (each gap is a
-// non-decreasing function of the base, so each poll time is too), so the
-// smallest such base is found by bisection over integer milliseconds and
+// Every family's cost falls as its base grows (each gap but the one cut
+// at the horizon is a non-decreasing function of the base, so each poll
+// time before the horizon is too, and the poll at the horizon stays), so
+// the smallest such base is found by bisection over integer milliseconds and
 // spends the budget as closely as the family allows: stuck polls within
 // one poll of the target unless the family skips that count, and mean
 // polls, on enough items, within a fraction of a percent.

@@ -9,21 +9,23 @@ import (
 	"time"
 )
 
-// A fixed gap b over horizon H makes floor(H/b)+1 polls, so the smallest
-// whole-millisecond b with at most N polls is the first b > H/N·… worked
-// out by hand: N = 37 over 15m needs 900/b < 37, b > 24.3243 s, so
-// b = 24.325 s (at 24.324 s, 37·24.324 = 899.988 ≤ 900 makes a 38th poll).
+// A fixed gap b over horizon H polls at k·b for every k·b < H, and at H:
+// ceil(H/b) + 1 polls. So the smallest whole-millisecond b with at most N
+// polls is the first b ≥ H/(N−1), worked out by hand: N = 37 over 15m
+// needs b ≥ 900/36 = 25 s (at 24.999 s, ceil(900/24.999) = 37 makes a
+// 38th poll).
 func TestTuneFixedByHand(t *testing.T) {
 	tests := []struct {
 		n       int
 		horizon time.Duration
 		want    time.Duration
 	}{
-		{37, 15 * time.Minute, 24325 * time.Millisecond},
-		// 10 polls over 1m: 60/b < 10, b > 6 s → 6.001 s
-		{10, time.Minute, 6001 * time.Millisecond},
-		// 2 polls: only the gap of the whole horizon fits, b > 30 s → 30.001 s
-		{2, time.Minute, 30001 * time.Millisecond},
+		{37, 15 * time.Minute, 25 * time.Second},
+		// 10 polls over 1m: b ≥ 60/9 = 6.6667 s → 6.667 s (8 gaps of it,
+		// 53.336 s, then one of 6.664 s to the horizon)
+		{10, time.Minute, 6667 * time.Millisecond},
+		// 2 polls: only the gap of the whole horizon fits
+		{2, time.Minute, time.Minute},
 	}
 	for _, tt := range tests {
 		got, err := Tune(Family{Name: "fixed", Growth: Fixed}, tt.horizon, Budget{StuckPolls: tt.n}, nil, ScoreOptions{})
@@ -130,5 +132,5 @@ func ExampleTune() {
 	r, _ := Tune(f, 15*time.Minute, Budget{StuckPolls: 37}, nil, ScoreOptions{})
 	fmt.Println(r.Schedule, r.StuckPolls)
 	// Output:
-	// every 24.325s until 15m 37
+	// every 25s until 15m 37
 }

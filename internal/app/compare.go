@@ -359,6 +359,12 @@ func (c Compare) compare(pt part, fams []optimize.Family, users []optimize.Sched
 		r.rows[i] = report.NewRow(r.scores[i], labels, nil)
 		r.rows[i].Segment = pt.Name
 	}
+	for _, w := range shortfallWarnings(scheds, a.testItems) {
+		if pt.segmented() {
+			w = pt.title() + ": " + w
+		}
+		r.warnings = append(r.warnings, w)
+	}
 	if c.InSample && a.heldOut {
 		for _, e := range entries {
 			row := report.NewRow(optimize.ScoreSchedule(e.Schedule, a.trainItems, opt), labels, nil)
@@ -446,12 +452,7 @@ func sameCost(scores []optimize.Score, entries []entry, rows []report.Row) strin
 	var parts []string
 	for _, i := range opt {
 		o := scores[i]
-		rel := 100 * (1 - o.MeanLag/f.MeanLag)
-		word := "less"
-		if rel < 0 {
-			rel, word = -rel, "more"
-		}
-		parts = append(parts, fmt.Sprintf("%s %s (%.0f%% %s, p95 %s)", o.Name, lag(o.MeanLag), rel, word, lag(o.P95Lag)))
+		parts = append(parts, fmt.Sprintf("%s %s (%s, p95 %s)", o.Name, lag(o.MeanLag), relativeLag(o.MeanLag, f.MeanLag, lag), lag(o.P95Lag)))
 	}
 	return fmt.Sprintf("at the same cost, mean lag against the best family, %s at %s (p95 %s): %s",
 		f.Name, lag(f.MeanLag), lag(f.P95Lag), strings.Join(parts, "; "))

@@ -82,6 +82,7 @@ func (e Evaluate) Run(stdout, stderr io.Writer) error {
 			t.rows[i] = report.NewRow(t.scores[i], labels, polls)
 			t.rows[i].Segment = pt.Name
 		}
+		t.warnings = shortfallWarnings(scheds, items)
 		return t, nil
 	})
 	if err != nil {
@@ -95,6 +96,16 @@ func (e Evaluate) Run(stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	defer func() {
+		for _, t := range tables {
+			for _, w := range t.warnings {
+				if len(tables) > 1 {
+					w = t.part.title() + ": " + w
+				}
+				fmt.Fprintf(stderr, "warning: %s\n", w)
+			}
+		}
+	}()
 	switch e.Format {
 	case "json", "csv":
 		var rows []report.Row
@@ -124,9 +135,10 @@ func (e Evaluate) Run(stdout, stderr io.Writer) error {
 
 // scored is the schedules' scores on one part of the input.
 type scored struct {
-	part   part
-	rows   []report.Row
-	scores []optimize.Score
+	part     part
+	rows     []report.Row
+	scores   []optimize.Score
+	warnings []string // schedules short of their horizon (shortfallWarnings)
 }
 
 func writeRows(w io.Writer, format string, rows []report.Row, note string) error {

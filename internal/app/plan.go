@@ -294,7 +294,7 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 	fmt.Fprintf(w, "expected: mean lag %s, %d stuck polls, %.3g mean polls, caught %.1f%%\n",
 		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught)
 	if ex := s.Derived.Exact; ex != nil && ex != r {
-		fmt.Fprintf(w, "exact optimum (same min gap): mean lag %s (this schedule ×%.3f)", formatSeconds(ex.Expected.MeanLag), r.Expected.MeanLag/ex.Expected.MeanLag)
+		fmt.Fprintf(w, "exact optimum (same min gap): mean lag %s (this schedule %s)", formatSeconds(ex.Expected.MeanLag), timesOptimum(r.Expected.MeanLag, ex.Expected.MeanLag))
 		if sq := s.Derived.Sqrt; sq != nil {
 			fmt.Fprintf(w, "; √ rule: %s", formatSeconds(sq.Expected.MeanLag))
 		}
@@ -313,7 +313,7 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 				fmt.Fprintf(w, "  K=%d: -", x.K)
 				continue
 			}
-			fmt.Fprintf(w, "  K=%d: %.3g", x.K, x.Ratio)
+			fmt.Fprintf(w, "  K=%d: %s", x.K, ratioText(x.Ratio))
 		}
 		fmt.Fprintln(w)
 	}

@@ -220,6 +220,9 @@ func (d *derived) binding(s Solve) []string {
 		free = d.Free
 	}
 	lag := r.Expected.MeanLag
+	if lag == 0 {
+		return nil // every item settles at a poll: nothing left to gain (issue 15)
+	}
 	far := lag > optimize.AutoRatio*free.Expected.MeanLag
 	b := s.Budget
 	var unspent []string
@@ -232,7 +235,7 @@ func (d *derived) binding(s Solve) []string {
 	if !far && len(unspent) == 0 {
 		return nil
 	}
-	head := fmt.Sprintf("this schedule's mean lag is ×%.3g the exact optimum's (%s)", lag/free.Expected.MeanLag, formatSeconds(free.Expected.MeanLag))
+	head := fmt.Sprintf("this schedule's mean lag is ×%s the exact optimum's (%s)", ratioText(ratio(lag, free.Expected.MeanLag)), formatSeconds(free.Expected.MeanLag))
 	if len(unspent) > 0 {
 		head += " and it leaves " + strings.Join(unspent, " and ") + " unspent"
 	}
@@ -243,13 +246,13 @@ func (d *derived) binding(s Solve) []string {
 	}
 	var causes []cause
 	if d.Free != nil {
-		if f := ex.Expected.MeanLag / free.Expected.MeanLag; f > bindRatio {
+		if f := ratio(ex.Expected.MeanLag, free.Expected.MeanLag); f > bindRatio {
 			smallest := free.Polls[0]
 			for i := 1; i < len(free.Polls); i++ {
 				smallest = min(smallest, free.Polls[i]-free.Polls[i-1])
 			}
-			causes = append(causes, cause{f, fmt.Sprintf("the min gap %s binds (×%.3g: the optimum uses gaps down to %s): --min-gap %s",
-				optimize.FormatDuration(o.MinGap), f, optimize.FormatDuration(smallest), optimize.FormatDuration(max(o.Resolution, optimize.NiceFloor(smallest))))})
+			causes = append(causes, cause{f, fmt.Sprintf("the min gap %s binds (×%s: the optimum uses gaps down to %s): --min-gap %s",
+				optimize.FormatDuration(o.MinGap), ratioText(f), optimize.FormatDuration(smallest), optimize.FormatDuration(max(o.Resolution, optimize.NiceFloor(smallest))))})
 		}
 	}
 	if r.Method == "phased" && len(d.Simple) > 0 {
@@ -261,11 +264,11 @@ func (d *derived) binding(s Solve) []string {
 		}
 		if best >= 0 {
 			bestLag := d.Simple[best].MeanLag
-			if f := bestLag / ex.Expected.MeanLag; f > bindRatio {
-				causes = append(causes, cause{f, fmt.Sprintf("the nice gaps bind (×%.3g: the best of up to %d phases of them against the exact optimum at the same min gap): --nice-gaps takes other gaps, --phases exact gives the optimum itself",
-					f, optimize.MaxPhases)})
+			if f := ratio(bestLag, ex.Expected.MeanLag); f > bindRatio {
+				causes = append(causes, cause{f, fmt.Sprintf("the nice gaps bind (×%s: the best of up to %d phases of them against the exact optimum at the same min gap): --nice-gaps takes other gaps, --phases exact gives the optimum itself",
+					ratioText(f), optimize.MaxPhases)})
 			}
-			if f := lag / bestLag; f > bindRatio {
+			if f := ratio(lag, bestLag); f > bindRatio {
 				k := d.Simple[best].K
 				for _, x := range d.Simple {
 					if x.Err == nil && x.MeanLag <= optimize.AutoRatio*ex.Expected.MeanLag {
@@ -273,7 +276,7 @@ func (d *derived) binding(s Solve) []string {
 						break
 					}
 				}
-				causes = append(causes, cause{f, fmt.Sprintf("the number of phases binds (×%.3g against %d phases): --phases %d", f, d.Simple[best].K, k)})
+				causes = append(causes, cause{f, fmt.Sprintf("the number of phases binds (×%s against %d phases): --phases %d", ratioText(f), d.Simple[best].K, k)})
 			}
 		}
 	}

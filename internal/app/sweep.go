@@ -237,6 +237,9 @@ func (sw Sweep) sweep(a *arena, pt part, many bool, budgets []float64, byMean bo
 	if !sw.Quiet && len(budgets) > 0 {
 		fmt.Fprintln(stderr)
 	}
+	for _, w := range shortfallWarnings(users, a.testItems) {
+		warnings = append(warnings, prefix+w)
+	}
 	for _, s := range users {
 		sc := optimize.ScoreSchedule(s, a.testItems, opt)
 		own := sc.StuckPolls

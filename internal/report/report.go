@@ -92,6 +92,7 @@ func NewRow(sc optimize.Score, labels []string, polls []time.Duration) Row {
 	r := Row{Name: sc.Name, Spec: sc.Spec, StuckPolls: sc.StuckPolls, Draws: sc.Draws}
 	r.PollsBy = PollsBy{Labels: labels, Values: sc.PollsBy}
 	if sc.HasData {
+		// Lags are undefined (NaN) when no item is caught: left out.
 		r.MeanPolls, r.MeanLag, r.Caught = ptr(sc.MeanPolls), ptr(sc.MeanLag), ptr(sc.Caught)
 		r.MedianLag, r.P95Lag, r.P99Lag = ptr(sc.MedianLag), ptr(sc.P95Lag), ptr(sc.P99Lag)
 		if sc.Draws > 1 {
@@ -107,7 +108,13 @@ func NewRow(sc optimize.Score, labels []string, polls []time.Duration) Row {
 	return r
 }
 
-func ptr(v float64) *float64 { return &v }
+// ptr returns a pointer to v, or nil for NaN (a figure with no value).
+func ptr(v float64) *float64 {
+	if math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}
 
 // Table writes rows as an aligned text table. Columns that need data are
 // left out when no row has data. A note (e.g. "scored on 6,000 held-out
@@ -116,7 +123,7 @@ func Table(w io.Writer, rows []Row, note string) error {
 	if note != "" {
 		fmt.Fprintln(w, note)
 	}
-	data := len(rows) > 0 && rows[0].MeanLag != nil
+	data := len(rows) > 0 && rows[0].MeanPolls != nil
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	var head []string
 	head = append(head, "schedule")
@@ -130,7 +137,13 @@ func Table(w io.Writer, rows []Row, note string) error {
 		head = append(head, "mean polls", "mean lag", "median", "p95", "p99", "caught")
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
-	secs := LagFormat(rows)
+	format := LagFormat(rows)
+	secs := func(v *float64) string { // "-" for a lag with no value (nothing caught)
+		if v == nil {
+			return "-"
+		}
+		return format(*v)
+	}
 	for _, r := range rows {
 		cells := []string{r.Name}
 		for _, v := range r.PollsBy.Values {
@@ -139,12 +152,14 @@ func Table(w io.Writer, rows []Row, note string) error {
 		cells = append(cells, count(r.StuckPolls))
 		if data {
 			mp := fmt.Sprintf("%.2f", *r.MeanPolls)
-			ml := secs(*r.MeanLag)
-			if r.MeanLagCI != nil {
+			ml := secs(r.MeanLag)
+			if r.MeanPollCI != nil {
 				mp += fmt.Sprintf("±%.2f", *r.MeanPollCI)
-				ml += "±" + secs(*r.MeanLagCI)
 			}
-			cells = append(cells, mp, ml, secs(*r.MedianLag), secs(*r.P95Lag), secs(*r.P99Lag),
+			if r.MeanLagCI != nil {
+				ml += "±" + secs(r.MeanLagCI)
+			}
+			cells = append(cells, mp, ml, secs(r.MedianLag), secs(r.P95Lag), secs(r.P99Lag),
 				fmt.Sprintf("%.1f%%", 100**r.Caught))
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")

@@ -49,6 +49,10 @@ type Options struct {
 	// one; nil means any: a phase may end at any of its polls, and its
 	// Until is printed as the roundest duration that says so.
 	NiceBounds []time.Duration
+	// ConstantGaps keeps Phased to phases of constant gap ("every G");
+	// false lets it also try phases whose gap grows ("linear D+S", "exp D
+	// xF cap C"), found by local search from the best constant-gap ones.
+	ConstantGaps bool
 }
 
 // ErrOptions is wrapped by the errors about bad Options.

@@ -15,26 +15,26 @@ const MaxPhases = 8
 // the exact optimum's at the same budget.
 const AutoRatio = 1.05
 
-// Phased returns the best schedule of at most k phases "every G until U",
-// with an optional first poll "at S" (S = 0, a nice gap or a nice bound),
-// under budget b: G from o.NiceGaps within [MinGap, MaxGap], U from
-// o.NiceBounds, the last phase ending at the horizon with a poll exactly
-// there. k = 0 means the fewest phases (up to MaxPhases) within AutoRatio
-// of the exact optimum, or the best of MaxPhases when none is (compare
-// Result.Expected with Result.Optimum). Gaps may shrink again after
-// growing.
+// Phased returns the best schedule of at most k phases under budget b: a
+// first poll "at S", then phases "every G until U" with G from o.NiceGaps
+// within [MinGap, MaxGap], each ending at any of its polls (U is printed
+// as the roundest age that says where; with o.NiceBounds, U is one of
+// them), and a closing gap to the horizon when the last phase does not
+// land there; unless o.ConstantGaps, phases whose gap grows ("exp D xF
+// cap C", "linear D+S") too. The closing gap counts as a phase. k = 0
+// means the fewest phases (up to MaxPhases) within AutoRatio of the exact
+// optimum, or the best of MaxPhases when none is (compare Result.Expected
+// with Result.Optimum). Gaps may shrink again after growing (deadlines).
 //
-// The search is exact over that set for given Lagrange multipliers: every
-// poll lies on the lattice of the greatest common divisor of the gaps and
-// bounds, and a phase started at the last poll s with gap G and bound U
-// polls at s+G, s+2G, … up to s' = s + G·⌈(U − s)/G⌉ (Schedule.Polls()
-// semantics), so a dynamic program over (phases used, last poll) is exact;
-// the cost of a phase is O(1) from prefix sums of F along each gap's
-// arithmetic progressions. The multipliers are searched as for
-// Exact, but the set of phased schedules is not convex: the result is the
-// best schedule meeting the budget among all those the search met, which
-// may leave a duality gap (a feasible schedule off the Lagrangian path
-// that would be better); Result.Optimum gives the exact optimum to compare.
+// What is exact: for given Lagrange multipliers, the search over
+// constant-gap phases is exact (see phaseSpace: a DP over (phases used,
+// last poll) with separable phase costs along each gap's progressions).
+// What is not: the multipliers are searched as for Exact, but the set of
+// phased schedules is not convex, so the budget may fall between two
+// Lagrangian solutions; a local search from the best few spends what is
+// left, and finds the growing phases, starting from the best constant-gap
+// schedules (Simplicity.Constant). Result.Optimum gives the exact optimum
+// to compare.
 //
 // The expected figures are those of Schedule.Polls() on the model of Exact.
 // Errors wrap ErrOptions, ErrInvalidBudget or ErrInfeasible.
@@ -60,6 +60,12 @@ type Simplicity struct {
 	Ratio  float64
 	Result *Result // the schedule of at most K phases, as Phased returns it
 	Err    error   // the budget cannot be met with K phases
+	// Constant is the best schedule of at most K constant-gap phases
+	// ("every G"), which Result improves on with growing phases unless
+	// Options.ConstantGaps; ConstantRatio is its mean lag over the exact
+	// optimum's.
+	Constant      *Result
+	ConstantRatio float64
 }
 
 // PriceOfSimplicity returns, for K = 1 … MaxPhases, the mean lag of the
@@ -86,14 +92,27 @@ func PriceOfSimplicity(d Distribution, b Budget, o Options) ([]Simplicity, error
 // stopNear it stops at the first K within AutoRatio of the exact optimum.
 func (pr *problem) simplicity(sp *phaseSpace, ex *Result, kmax int, stopNear bool) []Simplicity {
 	out := make([]Simplicity, 0, kmax)
-	var prev *Result
+	var prev, prevGrown *Result
 	for k := 1; k <= kmax; k++ {
 		r, err := pr.phasedK(sp, k, ex, prev)
-		s := Simplicity{K: k, Err: err, Result: r}
+		s := Simplicity{K: k, Err: err, Result: r, Constant: r}
 		if err == nil {
-			s.MeanLag = r.Expected.MeanLag
-			s.Ratio = ratio(s.MeanLag, ex.Expected.MeanLag)
 			prev = r
+			s.ConstantRatio = ratio(r.Expected.MeanLag, ex.Expected.MeanLag)
+			if !pr.o.ConstantGaps {
+				seed := []Schedule{r.Schedule}
+				if prevGrown != nil {
+					seed = append(seed, prevGrown.Schedule)
+				}
+				g := pr.result(sp.improveAll(seed, k, true, pr.b), ex)
+				g.Lambda1, g.Lambda2, g.MarginalPrice, g.StuckPrice = r.Lambda1, r.Lambda2, r.MarginalPrice, r.StuckPrice
+				if g.Expected.TotalLag < r.Expected.TotalLag {
+					s.Result = g
+				}
+				prevGrown = s.Result
+			}
+			s.MeanLag = s.Result.Expected.MeanLag
+			s.Ratio = ratio(s.MeanLag, ex.Expected.MeanLag)
 		}
 		out = append(out, s)
 		if stopNear && err == nil && s.Ratio <= AutoRatio {
@@ -101,6 +120,21 @@ func (pr *problem) simplicity(sp *phaseSpace, ex *Result, kmax int, stopNear boo
 		}
 	}
 	return out
+}
+
+// result is the Result of phased schedule s, the exact optimum ex beside
+// it; the multipliers are the caller's to set.
+func (pr *problem) result(s Schedule, ex *Result) *Result {
+	polls := s.Polls()
+	return &Result{
+		Method:   "phased",
+		Schedule: s,
+		Polls:    polls,
+		Expected: pr.md.expect(polls),
+		Optimum:  &ex.Expected,
+		Phases:   len(s.Phases),
+		Options:  pr.o,
+	}
 }
 
 // PickPhases returns the schedule Phased returns for k phases (0: auto)
@@ -222,18 +256,9 @@ func (pr *problem) phasedK(sp *phaseSpace, k int, ex *Result, prev *Result) (*Re
 	}
 	s := mergePhases(c.sol.(Schedule))
 	if len(seedSch) > 0 {
-		s = sp.improveAll(seedSch, k, pr.b)
+		s = sp.improveAll(seedSch, k, false, pr.b)
 	}
-	polls := s.Polls()
-	r := &Result{
-		Method:   "phased",
-		Schedule: s,
-		Polls:    polls,
-		Expected: pr.md.expect(polls),
-		Optimum:  &ex.Expected,
-		Phases:   len(s.Phases),
-		Options:  pr.o,
-	}
+	r := pr.result(s, ex)
 	pr.setPrices(r, c)
 	return r, nil
 }

@@ -313,182 +313,128 @@ func (sp *phaseSpace) solve(k int, l1, l2 float64) cand {
 	return cand{lag: e.TotalLag, mean: e.MeanPolls, polls: e.StuckPolls, sol: sch}
 }
 
-// The local search (improve) moves between schedules of the space written
-// as a start and phases "every gap until until", in cells, as the spec
-// reads them: moving one phase's until leaves the later phases' polls
-// where they were, or near.
+// The local search (improve) moves between schedules of at most k phases
+// written as the spec reads them (Schedule): a first poll, repeating
+// phases — every G, and with growing phases allowed, linear D+S and exp D
+// xF [cap C] — and the closing poll at the horizon (a plain gap, last).
+// Moving one phase's Until leaves the later phases' polls where they
+// were, or near, since their Untils are ages.
 
-// lsPhase is a phase "every gap until until" (cells); gap 0 is the
-// closing poll at the horizon.
-type lsPhase struct{ gap, until int }
+// Ladders of the growing phases' parameters: factors of exp phases, and
+// steps of linear ones as shares of their first gap.
+var (
+	growFactors = []float64{1.01, 1.02, 1.03, 1.05, 1.07, 1.1, 1.15, 1.2, 1.3, 1.5, 2}
+	growSteps   = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1}
+)
 
-// lsSched is a schedule of the local search: first poll (cells) and phases.
-type lsSched struct {
-	start  int
-	phases []lsPhase
-}
-
-func (x lsSched) clone() lsSched {
-	return lsSched{start: x.start, phases: slices.Clone(x.phases)}
-}
-
-// walk returns the last poll of each phase of x (cells), and false when x
-// is not in the space: a start it allows, nice gaps making at least one
-// poll each, phase ends the bounds allow, the last poll at the horizon, the
-// closing poll last.
-func (sp *phaseSpace) walk(x lsSched, ends []int) ([]int, bool) {
-	ends = ends[:0]
-	if x.start < 0 || x.start%sp.lat != 0 || x.start > sp.end || !sp.starts[x.start/sp.lat] {
-		return ends, false
-	}
-	prev := x.start
-	for i, p := range x.phases {
-		if p.gap == 0 {
-			if i != len(x.phases)-1 || !sp.canClose(prev) {
-				return ends, false
-			}
-			prev = sp.end
-			ends = append(ends, prev)
-			continue
-		}
-		gi, found := slices.BinarySearch(sp.gaps, p.gap)
-		if !found || p.until <= prev || prev >= sp.end {
-			return ends, false
-		}
-		prev += (p.until - prev + p.gap - 1) / p.gap * p.gap
-		if prev > sp.end || !sp.endsAt(prev/sp.lat, gi) {
-			return ends, false
-		}
-		ends = append(ends, prev)
-	}
-	return ends, prev == sp.end
-}
-
-// toSchedule writes x as a Schedule, each Until the one printed for where
-// the phase ends (see until); x must be in the space.
-func (sp *phaseSpace) toSchedule(x lsSched) Schedule {
-	ends, _ := sp.walk(x, nil)
-	s := Schedule{Start: time.Duration(x.start) * sp.res}
-	prev := x.start
-	for i, p := range x.phases {
-		if p.gap == 0 {
-			s.Phases = append(s.Phases, sp.closing(prev))
-			break
-		}
-		gi, _ := slices.BinarySearch(sp.gaps, p.gap)
-		s.Phases = append(s.Phases, sp.phase(prev/sp.lat, ends[i]/sp.lat, gi))
-		prev = ends[i]
-	}
-	return s
-}
-
-// fromSchedule reads a schedule of the space (a solve's result) back: a
-// plain gap is a one-poll phase when it is a nice gap, else the closing
-// poll.
-func (sp *phaseSpace) fromSchedule(s Schedule) lsSched {
-	x := lsSched{start: int(s.Start / sp.res)}
-	polls := s.Polls()
-	k := 0 // index of the last poll before the phase
-	for _, p := range s.Phases {
-		g := int(p.Gap / sp.res)
-		if p.Growth == Once {
-			k++
-			if _, nice := slices.BinarySearch(sp.gaps, g); nice {
-				x.phases = append(x.phases, lsPhase{g, int(polls[k] / sp.res)})
-			} else {
-				x.phases = append(x.phases, lsPhase{0, sp.end})
-			}
-			continue
-		}
-		for k+1 < len(polls) && polls[k] < p.Until {
-			k++
-		}
-		x.phases = append(x.phases, lsPhase{g, int(p.Until / sp.res)})
-	}
-	return x
-}
+// minGrowGap is the least first gap of a growing phase: its gaps are
+// rounded to the millisecond (Phase.GapAt), 1% of it at most.
+const minGrowGap = 50 * time.Millisecond
 
 // lsEval is a schedule of the local search with its figures; ok is false
 // when it is not in the space or breaks the budget.
 type lsEval struct {
-	x     lsSched
+	s     Schedule
+	ends  []time.Duration // the last poll of each phase
 	e     Expectation
 	obj   float64
 	valid bool // in the space
 	ok    bool // valid and within the budget
 }
 
-// eval evaluates x exactly on the model, as solve does, when it is in the
-// space (see walk).
-func (sp *phaseSpace) eval(x lsSched, b Budget, buf *lsBuf) lsEval {
-	r := lsEval{x: x}
-	var ok bool
-	if buf.ends, ok = sp.walk(x, buf.ends); !ok {
-		return r
-	}
-	polls := append(buf.polls[:0], time.Duration(x.start)*sp.res)
-	prev := x.start
-	for i, p := range x.phases {
-		for prev < buf.ends[i] {
-			if p.gap == 0 {
-				prev = sp.end
-			} else {
-				prev += p.gap
-			}
-			polls = append(polls, time.Duration(prev)*sp.res)
-		}
-	}
-	buf.polls = polls
-	r.valid = true
-	r.e = sp.md.expect(polls)
-	r.obj = r.e.TotalLag + b.PollCost*r.e.MeanPolls + tieBreak*float64(r.e.StuckPolls)
-	r.ok = (b.StuckPolls == 0 || r.e.StuckPolls <= b.StuckPolls) && (b.MeanPolls == 0 || r.e.MeanPolls <= b.MeanPolls*(1+1e-12))
-	return r
-}
-
 // lsBuf holds eval's work slices.
 type lsBuf struct {
-	ends  []int
 	polls []time.Duration
 }
 
-// reland returns x with its last phase's gap changed to the nice gaps
-// nearest it (one above, one below) that divide what is left to the
-// horizon, so that a move earlier in x that shifted the last phase off the
-// horizon can still be tried.
-func (sp *phaseSpace) reland(x lsSched, buf *lsBuf) []lsSched {
-	n := len(x.phases)
-	if n == 0 || x.phases[n-1].gap == 0 {
-		return nil
-	}
-	head := lsSched{start: x.start, phases: x.phases[:n-1]}
-	prev := x.start
-	if n > 1 {
-		ends, _ := sp.walk(head, buf.ends)
-		if len(ends) != n-1 {
-			return nil
+// walk returns the last poll of each phase of s by the spec's rule, and
+// false when s is not in the space: at most k phases; a first poll the
+// space allows; every gap in [minGap, maxGap]; each phase making a poll;
+// nice gaps (growing phases only when grow is set, from minGrowGap, with
+// factors and steps of the ladders); phase ends the bounds allow; a plain
+// gap of any length only as the closing poll, last; the last poll at the
+// horizon. polls receives the poll times. The ends are those of the rule
+// even when s is not in the space, so that moves can start from it.
+func (sp *phaseSpace) walk(s Schedule, k int, grow bool, polls []time.Duration) ([]time.Duration, []time.Duration, bool) {
+	polls = polls[:0]
+	h := time.Duration(sp.end) * sp.res
+	minGap, maxGap := time.Duration(sp.minGap)*sp.res, time.Duration(sp.maxGap)*sp.res
+	ok := len(s.Phases) <= k && s.Start >= 0 && s.Start <= h && s.Start%(time.Duration(sp.lat)*sp.res) == 0 &&
+		sp.starts[int(s.Start/sp.res)/sp.lat]
+	last := s.Start
+	polls = append(polls, last)
+	ends := make([]time.Duration, 0, len(s.Phases))
+	add := func(g time.Duration) bool {
+		if g <= 0 || g > h-last {
+			ok = false
+			return false
 		}
-		prev = ends[n-2]
+		if g < minGap || maxGap > 0 && g > maxGap {
+			ok = false
+		}
+		last += g
+		polls = append(polls, last)
+		return true
 	}
-	rest := sp.end - prev
-	if rest <= 0 {
-		return nil
-	}
-	g0 := x.phases[n-1].gap
-	i, _ := slices.BinarySearch(sp.gaps, g0)
-	var out []lsSched
-	for _, dir := range []int{-1, 1} {
-		for j := i; j >= 0 && j < len(sp.gaps); j += dir {
-			if g := sp.gaps[j]; g != g0 && rest%g == 0 {
-				y := x.clone()
-				y.phases[n-1].gap = g
-				y.phases[n-1].until = sp.end
-				out = append(out, y)
-				break
+	for i, p := range s.Phases {
+		final := i == len(s.Phases)-1
+		switch {
+		case p.Growth == Once && final: // the closing poll: whatever is left to the horizon
+			add(h - last)
+		case p.Growth == Once: // a one-poll phase of a nice gap
+			if _, nice := slices.BinarySearch(sp.gaps, int(p.Gap/sp.res)); !nice || p.Gap%sp.res != 0 {
+				ok = false
+			}
+			add(p.Gap)
+		default:
+			if !sp.phaseOK(p, grow) || last >= p.Until || final != (p.Until == h) ||
+				sp.bounds != nil && !final && !slices.Contains(sp.bounds, int(p.Until/sp.res)) {
+				ok = false
+			}
+			for kk := 1; last < p.Until && kk <= MaxPolls; kk++ {
+				if !add(p.GapAt(kk)) {
+					break
+				}
 			}
 		}
+		ends = append(ends, last)
 	}
-	return out
+	return ends, polls, ok && last == h
+}
+
+// phaseOK reports whether a repeating phase's kind and parameters are in
+// the space.
+func (sp *phaseSpace) phaseOK(p Phase, grow bool) bool {
+	if p.Gap%sp.res != 0 {
+		return false
+	}
+	if _, nice := slices.BinarySearch(sp.gaps, int(p.Gap/sp.res)); !nice {
+		return false
+	}
+	switch p.Growth {
+	case Fixed:
+		return true
+	case Exponential:
+		return grow && p.Gap >= minGrowGap && slices.Contains(growFactors, p.Factor)
+	case Linear:
+		return grow && p.Gap >= minGrowGap && p.Step > 0
+	}
+	return false
+}
+
+// eval evaluates s exactly on the model, as solve does, when it is in the
+// space (see walk).
+func (sp *phaseSpace) eval(s Schedule, k int, grow bool, b Budget, buf *lsBuf) lsEval {
+	r := lsEval{s: s}
+	r.ends, buf.polls, r.valid = sp.walk(s, k, grow, buf.polls)
+	if !r.valid || len(r.ends) != len(s.Phases) {
+		r.valid = false
+		return r
+	}
+	r.e = sp.md.expect(buf.polls)
+	r.obj = r.e.TotalLag + b.PollCost*r.e.MeanPolls + tieBreak*float64(r.e.StuckPolls)
+	r.ok = (b.StuckPolls == 0 || r.e.StuckPolls <= b.StuckPolls) && (b.MeanPolls == 0 || r.e.MeanPolls <= b.MeanPolls*(1+1e-12))
+	return r
 }
 
 // maxMoves bounds the moves of one local search, so that it stays well
@@ -496,151 +442,323 @@ func (sp *phaseSpace) reland(x lsSched, buf *lsBuf) []lsSched {
 const maxMoves = 200
 
 // improveAll runs improve from each seed and returns the best schedule
-// found, phases merged.
-func (sp *phaseSpace) improveAll(seed []Schedule, k int, b Budget) Schedule {
+// found, its phases merged and their Untils rounded (finish).
+func (sp *phaseSpace) improveAll(seed []Schedule, k int, grow bool, b Budget) Schedule {
 	var best lsEval
 	var buf lsBuf
 	for _, s := range seed {
-		r := sp.improve(sp.fromSchedule(mergePhases(s)), k, b, &buf)
+		r := sp.improve(sp.repeating(mergePhases(s)), k, grow, b, &buf)
 		if r.ok && (!best.ok || r.obj < best.obj) {
 			best = r
 		}
 	}
 	if !best.ok {
-		return mergePhases(seed[0])
+		return sp.finish(mergePhases(seed[0]), k, grow, &buf)
 	}
-	return mergePhases(sp.toSchedule(best.x))
+	return sp.finish(mergePhases(best.s), k, grow, &buf)
 }
 
-// improve is a best-improvement local search from x over schedules of at
+// repeating writes each one-poll phase but the closing one ("3s") as the
+// repeating phase it stands for ("every 3s until" its poll), so that the
+// local search can move its end and gap like any other's.
+func (sp *phaseSpace) repeating(s Schedule) Schedule {
+	out := s
+	out.Phases = slices.Clone(s.Phases)
+	last := s.Start
+	for i, p := range out.Phases {
+		last = addAge(last, p.Gap)
+		if p.Growth != Once {
+			last = p.end(last - p.Gap)
+			continue
+		}
+		if i < len(out.Phases)-1 {
+			out.Phases[i] = Phase{Growth: Fixed, Gap: p.Gap, Until: last}
+		}
+	}
+	return out
+}
+
+// finish writes each phase's Until as the one printed for where it ends:
+// the roundest duration that gives the same polls (see roundestIn), or
+// with bounds given the bound itself; a one-poll phase of a nice gap
+// becomes a plain gap.
+func (sp *phaseSpace) finish(s Schedule, k int, grow bool, buf *lsBuf) Schedule {
+	ends, _, ok := sp.walk(s, k, grow, buf.polls)
+	if !ok {
+		return s
+	}
+	out := s
+	out.Phases = slices.Clone(s.Phases)
+	prev := s.Start
+	h := time.Duration(sp.end) * sp.res
+	for i, p := range out.Phases {
+		if p.Growth == Once && i == len(out.Phases)-1 {
+			out.Phases[i].Gap = h - prev // the closing poll
+		}
+		if p.Growth != Once && p.Until != h {
+			if p.Growth == Fixed && ends[i]-prev == p.Gap {
+				out.Phases[i] = Phase{Growth: Once, Gap: p.Gap}
+			} else if sp.bounds == nil {
+				// The poll before the phase's last: Until may be any age
+				// after it, up to the last.
+				before := ends[i] - p.GapAt(gapsIn(p, prev, ends[i]))
+				out.Phases[i].Until = roundestIn(before, ends[i])
+			}
+		}
+		prev = ends[i]
+	}
+	return out
+}
+
+// gapsIn returns how many gaps repeating phase p makes from a poll at from
+// to its last poll at end.
+func gapsIn(p Phase, from, end time.Duration) int {
+	n := 0
+	for last := from; last < end; {
+		n++
+		last += p.GapAt(n)
+	}
+	return n
+}
+
+// improve is a best-improvement local search from s over schedules of at
 // most k phases meeting b. Each step tries every single move — a phase
 // ending one poll later or earlier (the next bound, with bounds given),
-// its gap one nice step up or down, the first poll a lattice step earlier
-// or later — and every pair of them (one spending more, the other less:
-// the budget is usually spent), merging two neighbouring phases, splitting
-// one, and ending with a closing poll; it takes the best feasible one and
-// stops when none improves (a local optimum) or after maxMoves steps. The
-// Lagrangian search leaves budget unspent because the set of phased
-// schedules is not convex; this spends it.
-func (sp *phaseSpace) improve(x lsSched, k int, b Budget, buf *lsBuf) lsEval {
-	cur := sp.eval(x, b, buf)
+// its first gap one nice step up or down, the first poll a lattice step
+// earlier or later, and with grow a phase's growth (fixed, exp with the
+// factors of growFactors and a cap on the nice gaps, linear with the steps
+// of growSteps) — every pair of the moves of ends, gaps and start (one
+// spending more, the other less: the budget is usually spent), merging two
+// neighbouring phases (into one of either gap, or an exp phase growing from
+// the first's gap towards the second's), splitting one, and ending with a
+// closing poll; a move that shifts the last phase off the horizon is also
+// tried with that phase's gap re-landing it. It takes the best feasible
+// schedule and stops when none improves (a local optimum) or after
+// maxMoves steps. The Lagrangian search leaves budget unspent because the
+// set of phased schedules is not convex; this spends it.
+func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf) lsEval {
+	cur := sp.eval(s, k, grow, b, buf)
 	if !cur.ok {
 		return cur
 	}
-	nearGap := func(g, d int) (int, bool) {
-		i, _ := slices.BinarySearch(sp.gaps, g)
-		j := i + d
-		if j < 0 || j >= len(sp.gaps) {
-			return 0, false
-		}
-		return sp.gaps[j], true
-	}
-	// moveEnd returns u moved to the next phase end d = ±1 away for a
-	// phase of gap g: one gap, or the next bound.
-	moveEnd := func(u, g, d int) (int, bool) {
-		if sp.bounds == nil {
-			return u + d*g, u+d*g > 0
-		}
-		i, found := slices.BinarySearch(sp.bounds, u)
-		if !found && d < 0 {
-			i++ // bounds[i-1] < u: one step down is i-1
-		}
-		if j := i + d; j >= 0 && j < len(sp.bounds) {
-			return sp.bounds[j], true
+	h := time.Duration(sp.end) * sp.res
+	lat := time.Duration(sp.lat) * sp.res
+	nearGap := func(g time.Duration, d int) (time.Duration, bool) {
+		i, _ := slices.BinarySearch(sp.gaps, int(g/sp.res))
+		if j := i + d; j >= 0 && j < len(sp.gaps) {
+			return time.Duration(sp.gaps[j]) * sp.res, true
 		}
 		return 0, false
 	}
-	single := func(x lsSched) []lsSched {
-		var out []lsSched
+	// moveEnd moves phase i's Until so that it ends one poll later
+	// (d = 1) or earlier (d = −1), or at the next bound.
+	moveEnd := func(x lsEval, i, d int) (time.Duration, bool) {
+		p := x.s.Phases[i]
+		if sp.bounds != nil {
+			u := int(p.Until / sp.res)
+			j, found := slices.BinarySearch(sp.bounds, u)
+			if !found && d < 0 {
+				j++
+			}
+			if j += d; j >= 0 && j < len(sp.bounds)-1 {
+				return time.Duration(sp.bounds[j]) * sp.res, true
+			}
+			return 0, false
+		}
+		prev := x.s.Start
+		if i > 0 {
+			prev = x.ends[i-1]
+		}
+		n := gapsIn(p, prev, x.ends[i])
+		if d > 0 {
+			return x.ends[i] + 1, true // one more gap
+		}
+		if n < 2 {
+			return 0, false
+		}
+		return x.ends[i] - p.GapAt(n), true // stops at the poll before
+	}
+	clone := func(s Schedule) Schedule {
+		s.Phases = slices.Clone(s.Phases)
+		return s
+	}
+	// single returns the schedules one move of an end, a gap or the start
+	// away from x; with growth, also the moves of a phase's growth.
+	single := func(x lsEval, growth bool) []Schedule {
+		var out []Schedule
 		for _, d := range []int{-1, 1} {
-			y := x.clone()
-			y.start += d * sp.lat
+			y := clone(x.s)
+			y.Start += time.Duration(d) * lat
 			out = append(out, y)
-			for i, p := range x.phases {
-				if p.gap == 0 {
+			for i, p := range x.s.Phases {
+				if p.Growth == Once {
 					continue
 				}
-				if i < len(x.phases)-1 {
-					if u, ok := moveEnd(p.until, p.gap, d); ok {
-						y := x.clone()
-						y.phases[i].until = u
+				if p.Until != h {
+					if u, ok := moveEnd(x, i, d); ok {
+						y := clone(x.s)
+						y.Phases[i].Until = u
 						out = append(out, y)
 					}
 				}
-				if g, ok := nearGap(p.gap, d); ok {
-					y := x.clone()
-					y.phases[i].gap = g
+				if g, ok := nearGap(p.Gap, d); ok {
+					y := clone(x.s)
+					y.Phases[i].Gap = g
 					out = append(out, y)
+				}
+			}
+		}
+		if !growth {
+			return out
+		}
+		for i, p := range x.s.Phases {
+			if p.Growth == Once || p.Gap < minGrowGap {
+				continue
+			}
+			with := func(q Phase) {
+				y := clone(x.s)
+				y.Phases[i] = q
+				out = append(out, y)
+			}
+			fixed := Phase{Growth: Fixed, Gap: p.Gap, Until: p.Until}
+			switch p.Growth {
+			case Fixed:
+				for _, f := range growFactors[:4] {
+					with(Phase{Growth: Exponential, Gap: p.Gap, Factor: f, Until: p.Until})
+				}
+				with(Phase{Growth: Linear, Gap: p.Gap, Step: stepOf(p.Gap, growSteps[2]), Until: p.Until})
+			case Exponential:
+				with(fixed)
+				j := slices.Index(growFactors, p.Factor)
+				for _, d := range []int{-1, 1} {
+					if jj := j + d; jj >= 0 && jj < len(growFactors) {
+						q := p
+						q.Factor = growFactors[jj]
+						with(q)
+					}
+					q := p
+					if c, ok := nearGap(max(p.Cap, p.Gap), d); ok && (p.Cap > 0 || d > 0) && c > p.Gap {
+						q.Cap = c
+					} else {
+						q.Cap = 0
+					}
+					with(q)
+				}
+			case Linear:
+				with(fixed)
+				for _, d := range []int{-1, 1} {
+					q := p
+					q.Step = stepOf(p.Gap, nextStep(float64(p.Step)/float64(p.Gap), d))
+					with(q)
 				}
 			}
 		}
 		return out
 	}
 	for range maxMoves {
-		x := cur.x
-		ones := single(x)
-		cands := slices.Clone(ones)
-		for _, y := range ones {
-			cands = append(cands, single(y)...)
+		x := cur
+		n := len(x.s.Phases)
+		cands := single(x, grow)
+		for _, y := range single(x, false) {
+			yy := sp.eval(y, k, grow, b, buf) // its ends, valid or not
+			cands = append(cands, single(yy, false)...)
 		}
-		n := len(x.phases)
-		for i := 0; i+1 < n; i++ { // merge i and i+1 with either gap
-			for _, g := range []int{x.phases[i].gap, x.phases[i+1].gap} {
-				y := x.clone()
-				y.phases[i+1].gap = g
-				y.phases = slices.Delete(y.phases, i, i+1)
+		for i := 0; i+1 < n; i++ { // merge i and i+1
+			a, c := x.s.Phases[i], x.s.Phases[i+1]
+			if a.Growth == Once {
+				continue
+			}
+			if c.Growth == Once { // the closing poll: close from before i, or repeat i to the horizon
+				prev := x.s.Start
+				if i > 0 {
+					prev = x.ends[i-1]
+				}
+				y := clone(x.s)
+				y.Phases[i] = Phase{Growth: Once, Gap: h - prev}
+				y.Phases = y.Phases[:i+1]
+				z := clone(x.s)
+				z.Phases[i].Until = h
+				z.Phases = z.Phases[:i+1]
+				cands = append(cands, y, z)
+				continue
+			}
+			for _, g := range []time.Duration{a.Gap, c.Gap} {
+				y := clone(x.s)
+				y.Phases[i+1] = Phase{Growth: Fixed, Gap: g, Until: c.Until}
+				y.Phases = slices.Delete(y.Phases, i, i+1)
+				cands = append(cands, y)
+			}
+			if grow && a.Gap >= minGrowGap && c.Gap > a.Gap {
+				prev := x.s.Start
+				if i > 0 {
+					prev = x.ends[i-1]
+				}
+				polls := gapsIn(a, prev, x.ends[i])
+				f := nearestFactor(math.Pow(float64(c.Gap)/float64(a.Gap), 1/float64(max(polls, 1))))
+				y := clone(x.s)
+				y.Phases[i+1] = Phase{Growth: Exponential, Gap: a.Gap, Factor: f, Cap: c.Gap, Until: c.Until}
+				y.Phases = slices.Delete(y.Phases, i, i+1)
 				cands = append(cands, y)
 			}
 		}
-		if n < k { // split a phase, the first part with a neighbouring gap or the second
-			ends, _ := sp.walk(x, buf.ends)
-			prev := x.start
-			for i, p := range x.phases {
-				if p.gap > 0 {
-					for _, f := range []int{1, 2, 3} {
-						u := prev + (ends[i]-prev)*f/4
-						if sp.bounds != nil { // the bound at or below
-							j, found := slices.BinarySearch(sp.bounds, u)
+		if n < k { // split a phase, one part with a neighbouring gap
+			prev := x.s.Start
+			for i, p := range x.s.Phases {
+				if p.Growth == Fixed {
+					for _, f := range []time.Duration{1, 2, 3} {
+						u := prev + (x.ends[i]-prev)*f/4
+						if sp.bounds != nil {
+							j, found := slices.BinarySearch(sp.bounds, int(u/sp.res))
 							if !found {
 								j--
 							}
 							if j < 0 {
 								continue
 							}
-							u = sp.bounds[j]
+							u = time.Duration(sp.bounds[j]) * sp.res
 						}
 						for _, d := range []int{-1, 1} {
-							g, ok := nearGap(p.gap, d)
+							g, ok := nearGap(p.Gap, d)
 							if !ok {
 								continue
 							}
-							for _, pair := range [][2]lsPhase{{{g, u}, p}, {{p.gap, u}, {g, p.until}}} {
-								y := x.clone()
-								y.phases = slices.Insert(y.phases, i, pair[0])
-								y.phases[i+1] = pair[1]
+							for _, pair := range [][2]Phase{
+								{{Growth: Fixed, Gap: g, Until: u}, p},
+								{{Growth: Fixed, Gap: p.Gap, Until: u}, {Growth: Fixed, Gap: g, Until: p.Until}},
+							} {
+								y := clone(x.s)
+								y.Phases = slices.Insert(y.Phases, i, pair[0])
+								y.Phases[i+1] = pair[1]
 								cands = append(cands, y)
 							}
 						}
 					}
 				}
-				prev = ends[i]
+				prev = x.ends[i]
 			}
 		}
-		if n > 0 && x.phases[n-1].gap > 0 { // close instead of repeating to the horizon
-			y := x.clone()
-			y.phases[n-1] = lsPhase{0, sp.end}
+		if n > 0 && x.s.Phases[n-1].Growth != Once { // close instead
+			p := x.s.Phases[n-1]
+			prev := x.s.Start
+			if n > 1 {
+				prev = x.ends[n-2]
+			}
+			y := clone(x.s)
+			y.Phases[n-1] = Phase{Growth: Once, Gap: h - prev}
 			cands = append(cands, y)
-			if n < k { // or repeat until one poll less, then close
-				ends, _ := sp.walk(x, buf.ends)
-				y := x.clone()
-				y.phases[n-1].until = ends[n-1] - x.phases[n-1].gap
-				y.phases = append(y.phases, lsPhase{0, sp.end})
-				cands = append(cands, y)
+			if n < k { // or repeat until one poll fewer, then close
+				if g := gapsIn(p, prev, h); g >= 2 {
+					before := h - p.GapAt(g)
+					y := clone(x.s)
+					y.Phases[n-1].Until = before
+					y.Phases = append(y.Phases, Phase{Growth: Once, Gap: h - before})
+					cands = append(cands, y)
+				}
 			}
 		}
 		next := cur
-		try := func(y lsSched) bool {
-			r := sp.eval(y, b, buf)
+		try := func(y Schedule) bool {
+			r := sp.eval(y, k, grow, b, buf)
 			if r.ok && r.obj < next.obj-1e-12*max(1, math.Abs(next.obj)) {
 				next = r
 			}
@@ -648,7 +766,7 @@ func (sp *phaseSpace) improve(x lsSched, k int, b Budget, buf *lsBuf) lsEval {
 		}
 		for _, y := range cands {
 			if !try(y) {
-				for _, z := range sp.reland(y, buf) {
+				for _, z := range sp.reland(y) {
 					try(z)
 				}
 			}
@@ -659,4 +777,93 @@ func (sp *phaseSpace) improve(x lsSched, k int, b Budget, buf *lsBuf) lsEval {
 		cur = next
 	}
 	return cur
+}
+
+// stepOf is the step of a linear phase of first gap g growing by share r
+// of it a poll, rounded to the millisecond (at least 1 ms).
+func stepOf(g time.Duration, r float64) time.Duration {
+	return max(time.Millisecond, time.Duration(math.Round(float64(g)*r/1e6))*time.Millisecond)
+}
+
+// nextStep returns the share of growSteps d = ±1 steps from r (the
+// nearest at the ends).
+func nextStep(r float64, d int) float64 {
+	i := 0
+	for j, v := range growSteps {
+		if math.Abs(v-r) < math.Abs(growSteps[i]-r) {
+			i = j
+		}
+	}
+	return growSteps[min(max(i+d, 0), len(growSteps)-1)]
+}
+
+// nearestFactor returns the factor of growFactors nearest f on a log
+// scale.
+func nearestFactor(f float64) float64 {
+	best := growFactors[0]
+	for _, v := range growFactors {
+		if math.Abs(math.Log(v/f)) < math.Abs(math.Log(best/f)) {
+			best = v
+		}
+	}
+	return best
+}
+
+// reland returns s with its last repeating phase re-landed on the
+// horizon, so that a move earlier in s that shifted that phase off the
+// horizon (or made it grow) can still be tried: its gap changed to the
+// nice gaps nearest it (one above, one below) that divide what is left to
+// the horizon, and the phase stopped at its last poll at least the min gap
+// before the horizon, then the closing poll.
+func (sp *phaseSpace) reland(s Schedule) []Schedule {
+	n := len(s.Phases)
+	if n == 0 || s.Phases[n-1].Growth == Once {
+		return nil
+	}
+	h := time.Duration(sp.end) * sp.res
+	prev := s.Start
+	for _, p := range s.Phases[:n-1] {
+		if p.Growth == Once {
+			prev = addAge(prev, p.Gap)
+		} else {
+			prev = p.end(prev)
+		}
+	}
+	rest := h - prev
+	if rest <= 0 {
+		return nil
+	}
+	var out []Schedule
+	last, p := prev, s.Phases[n-1]
+	for kk := 1; ; kk++ {
+		g := p.GapAt(kk)
+		if g > h-time.Duration(sp.minGap)*sp.res-last {
+			break
+		}
+		last += g
+	}
+	if last > prev {
+		y := s
+		y.Phases = slices.Clone(s.Phases)
+		y.Phases[n-1].Until = last
+		y.Phases = append(y.Phases, Phase{Growth: Once, Gap: h - last})
+		out = append(out, y)
+	}
+	if p.Growth != Fixed {
+		return out
+	}
+	g0 := int(s.Phases[n-1].Gap / sp.res)
+	i, _ := slices.BinarySearch(sp.gaps, g0)
+	for _, dir := range []int{-1, 1} {
+		for j := i; j >= 0 && j < len(sp.gaps); j += dir {
+			if g := time.Duration(sp.gaps[j]) * sp.res; sp.gaps[j] != g0 && rest%g == 0 {
+				y := s
+				y.Phases = slices.Clone(s.Phases)
+				y.Phases[n-1].Gap = g
+				out = append(out, y)
+				break
+			}
+		}
+	}
+	return out
 }

@@ -307,15 +307,22 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 		fmt.Fprintf(w, "marginal price: one more poll per item buys %s of mean lag\n", formatSeconds(r.MarginalPrice))
 	}
 	if simple := s.Derived.Simple; len(simple) > 0 {
-		fmt.Fprintf(w, "price of simplicity (mean lag of the best K-phase schedule / exact optimum at the same min gap):\n ")
-		for _, x := range simple {
-			if x.Err != nil {
-				fmt.Fprintf(w, "  K=%d: -", x.K)
-				continue
+		fmt.Fprintf(w, "price of simplicity (mean lag of the best schedule of K phases / exact optimum at the same min gap):\n")
+		row := func(label string, ratio func(optimize.Simplicity) float64) {
+			fmt.Fprintf(w, "  %-16s", label)
+			for _, x := range simple {
+				if x.Err != nil {
+					fmt.Fprintf(w, "  K=%d: -", x.K)
+					continue
+				}
+				fmt.Fprintf(w, "  K=%d: %s", x.K, ratioText(ratio(x)))
 			}
-			fmt.Fprintf(w, "  K=%d: %s", x.K, ratioText(x.Ratio))
+			fmt.Fprintln(w)
 		}
-		fmt.Fprintln(w)
+		row("constant gaps", func(x optimize.Simplicity) float64 { return x.ConstantRatio })
+		if !r.Options.ConstantGaps {
+			row("growing phases", func(x optimize.Simplicity) float64 { return x.Ratio })
+		}
 	}
 	for _, warn := range append(d.Warnings, r.Warnings...) {
 		fmt.Fprintf(w, "warning: %s\n", warn)

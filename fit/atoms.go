@@ -51,40 +51,122 @@ const atomCells = 5
 // keeps the screen's sort to a few milliseconds.
 const atomScreen = 1 << 16
 
-// resolution returns the data resolution: the largest δ in {1, 2, 5} ×
-// 10^k (k = −6…3), 60 or 3600 such that at least 99 % of the positive
-// times are whole multiples of δ; 0 when there is none (continuous data).
+// resolution returns the data resolution: the largest δ such that at
+// least 99 % of the positive times are whole multiples kδ with k ≥ 1
+// (within 10⁻⁶δ, plus 10⁻¹²·t for the rounding of unit conversions),
+// taking at least two distinct values (one value repeated is no evidence
+// of a lattice: 99 times 3 s and once 7 s are whole seconds, not
+// multiples of 3 s with one exception); 0 when there is none (continuous
+// data).
+//
+// The rule is relative, so that it gives the same answer in every unit:
+// resolution(c·t) = c·resolution(t). A multiple must be at least δ itself
+// (k ≥ 1), so a δ larger than the values it would explain is never taken
+// (with k = 0 allowed, every time under 3.6 ms was "a multiple of 3600 s").
+// It is found in two steps. First the largest δ₀ in {1, 2, 5} × 10^e that
+// passes, over the decades from the largest time down to 10⁻¹⁰ of it (a
+// finer lattice is beyond what float64 times of that size hold); then δ₀
+// is refined to the lattice itself: δ = δ₀·g, g the greatest common
+// divisor of the multipliers k, raised by the primes 2, 3, 5 and 7 while
+// 99 % of them stay multiples. The second step finds steps that are not
+// of the form {1, 2, 5} × 10^e: whole minutes (δ₀ = 20 s, g = 3), whole
+// milliseconds in hours (3.6 s), 37 µs.
 func resolution(t []float64) float64 {
-	cands := []float64{3600, 60}
-	for e := 3; e >= -6; e-- {
-		p := math.Pow(10, float64(e))
-		cands = append(cands, 5*p, 2*p, p)
-	}
-	// Test on at most 100 000 evenly spread items: the answer only
-	// decides cell widths.
+	// Test on at most 100 000 evenly spread positive items: the answer
+	// only decides cell widths.
 	step := max(1, len(t)/100_000)
-	tested := (len(t) + step - 1) / step
-	for _, d := range cands {
-		var pos, bad int
-		for i := 0; i < len(t); i += step {
-			v := t[i]
-			if v <= 0 {
-				continue
-			}
-			pos++
-			q := v / d
-			if math.Abs(q-math.Round(q)) > 1e-6+1e-12*q {
-				bad++
-				if float64(bad) > 0.01*float64(tested) {
-					break // more than 1 % of all tested: δ fails
-				}
-			}
+	sub := make([]float64, 0, (len(t)+step-1)/step)
+	top := 0.0
+	for i := 0; i < len(t); i += step {
+		if v := t[i]; v > 0 {
+			sub = append(sub, v)
+			top = max(top, v)
 		}
-		if pos > 0 && float64(bad) <= 0.01*float64(pos) {
-			return d
+	}
+	if len(sub) == 0 || math.IsInf(top, 0) {
+		return 0
+	}
+	allowed := int(0.01 * float64(len(sub))) // items that may fail δ
+	buf := make([]int64, 0, len(sub))
+	e0 := int(math.Ceil(math.Log10(top)))
+	for e := e0; e >= e0-11; e-- {
+		for _, c := range [...]float64{5, 2, 1} {
+			d0 := c * math.Pow10(e)
+			if k, ok := multiples(buf, sub, d0, allowed); ok {
+				return d0 * float64(latticeFactor(k, allowed-(len(sub)-len(k))))
+			}
 		}
 	}
 	return 0
+}
+
+// multiples returns the multipliers k ≥ 1 of the times t that are whole
+// multiples of d (see resolution), appended to buf[:0], and false when
+// more than allowed times are not.
+func multiples(buf []int64, t []float64, d float64, allowed int) ([]int64, bool) {
+	k := buf[:0]
+	bad := 0
+	for _, v := range t {
+		q := v / d
+		r := math.Round(q)
+		if r < 1 || math.Abs(q-r) > 1e-6+1e-12*q {
+			if bad++; bad > allowed {
+				return nil, false
+			}
+			continue
+		}
+		k = append(k, int64(r))
+	}
+	return k, len(k) > 0 && slices.ContainsFunc(k, func(v int64) bool { return v != k[0] })
+}
+
+// latticeFactor returns the largest g found such that all but at most
+// allowed of the k are multiples of g, taking two distinct values or
+// more: the greatest common divisor of all the k, then multiplied by 2,
+// 3, 5 or 7 while that holds (the gcd alone is held down by the few items
+// off the lattice that the 99 % rule lets through).
+func latticeFactor(k []int64, allowed int) int64 {
+	g := int64(0)
+	for _, v := range k {
+		g = gcd(g, v)
+		if g == 1 {
+			break
+		}
+	}
+	if g == 0 {
+		return 1
+	}
+	for _, p := range [...]int64{2, 3, 5, 7} {
+		for {
+			next := g * p
+			bad, first, two := 0, int64(0), false
+			for _, v := range k {
+				switch {
+				case v%next != 0:
+					bad++
+				case first == 0:
+					first = v
+				case v != first:
+					two = true
+				}
+				if bad > allowed {
+					break
+				}
+			}
+			if bad > allowed || !two {
+				break
+			}
+			g = next
+		}
+	}
+	return g
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // atomTest is the outcome of the atom test at one value.

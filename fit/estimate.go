@@ -387,7 +387,8 @@ func (d *Density) smooth(t, m, cw []float64, opt Options) error {
 	// (prebin.go), and the mass left for the smooth part.
 	var ws wsample
 	var contMass float64
-	if n > preBinAbove && opt.Method != "histogram" && logDom {
+	prebinned := n > preBinAbove && opt.Method != "histogram" && logDom
+	if prebinned {
 		ws, contMass = preBin(t, m, cw, delta, spikes)
 	} else {
 		if spikes != nil {
@@ -430,7 +431,19 @@ func (d *Density) smooth(t, m, cw []float64, opt Options) error {
 		return d.histogram(t, m, contMass, opt)
 	}
 
+	ws.log = logDom
+	if prebinned {
+		ws.snapLog = delta
+	}
 	rule := strings.ToLower(opt.Bandwidth)
+	// The rules of thumb and sj take their scale from the times as
+	// recorded (wsample.rec); isj, the default, needs none.
+	scaled := func() {
+		if delta > 0 && !prebinned && ws.rec == nil && rule != BandwidthISJ {
+			ws.rec = recorded(t, ws.w, ws.neff, logDom)
+		}
+	}
+	scaled()
 	h, err := selectBandwidth(rule, ws)
 	// The plug-in rules can have no solution on small or lumpy samples
 	// (Botev's kde.m then minimises |ξγ(t) − t| instead): fall back to
@@ -441,6 +454,7 @@ func (d *Density) smooth(t, m, cw []float64, opt Options) error {
 		}
 		d.warn("bandwidth rule %s failed (%v); used %s", rule, err, fb)
 		rule = fb
+		scaled()
 		h, err = selectBandwidth(rule, ws)
 	}
 	if err != nil {
@@ -507,6 +521,19 @@ func (d *Density) smooth(t, m, cw []float64, opt Options) error {
 	}
 	d.tieWarning(t, h, logDom)
 	return nil
+}
+
+// recorded returns the times t as recorded (ln t in the log domain) with
+// weights w: the scale of the bandwidth rules (wsample.rec).
+func recorded(t, w []float64, neff float64, logDom bool) *wsample {
+	x := make([]float64, len(t))
+	for i, v := range t {
+		x[i] = v
+		if logDom {
+			x[i] = math.Log(v)
+		}
+	}
+	return &wsample{x: x, w: w, neff: neff, log: logDom}
 }
 
 // tieWarning warns when the data resolution is coarse against the

@@ -126,7 +126,7 @@ func Estimate(s *Sample, opt Options) (*Density, error) {
 		ll, floored := HoldoutLogLik(d, test)
 		d.HoldoutLogLik, d.HoldoutN = ll, test.Len()
 		if floored > 0 {
-			d.warn("%d held-out items had density below %g/s (floored there)", floored, minLik)
+			d.warn("%d held-out items had a density t·f(t) below %g (floored there)", floored, minLik)
 		}
 	}
 	return d, nil
@@ -350,7 +350,6 @@ func (d *Density) smooth(t, m, cw []float64, opt Options) error {
 	if n < 2 {
 		return fmt.Errorf("%w: need at least 2 settled times > 0 to smooth", ErrBandwidth)
 	}
-	delta := d.Resolution
 
 	// Atoms, judged at the data's resolution (atoms.go), and spikes
 	// (spikes.go).
@@ -379,9 +378,22 @@ func (d *Density) smooth(t, m, cw []float64, opt Options) error {
 		// items sit on a lattice inside each bin, and a cell holding one
 		// would pass as a spike.
 		if cw == nil {
-			spikes = findSpikes(t, m, k, d.Resolution)
+			spikes = d.keepSpikes(t, m, k, opt)
 		}
 	}
+	return d.smoothPart(t, m, cw, spikes, opt, true)
+}
+
+// smoothPart estimates the continuous part (KDE or histogram) of settled
+// times t with masses m (nil: 1/len(t) each) and counts of real items cw
+// (nil: 1 each), once the spikes (nil: none) take their share, and adds
+// the spikes to d.Atoms. d.Resolution and the exact atoms are set. Without
+// full, it leaves out what only the reported fit needs (the tie warning).
+func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, full bool) error {
+	H := opt.Horizon
+	n := len(t)
+	logDom := opt.Domain == DomainLog
+	delta := d.Resolution
 
 	// The transformed times y with masses ws.w, item by item or pre-binned
 	// (prebin.go), and the mass left for the smooth part.
@@ -519,7 +531,9 @@ func (d *Density) smooth(t, m, cw []float64, opt Options) error {
 			return p, c - c0
 		})
 	}
-	d.tieWarning(t, h, logDom)
+	if full {
+		d.tieWarning(t, h, logDom)
+	}
 	return nil
 }
 

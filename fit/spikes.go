@@ -131,21 +131,20 @@ func (s *spikeSet) setMasses(part [][]float64) {
 	}
 }
 
-// findSpikes applies the spike rule to settled items t with masses m (nil:
-// 1/len(t) each) and count weights k (nil: 1 each; an item partly taken by
-// an exact atom counts for the share left in the smooth part), at data
-// resolution delta. Items at t ≤ 0 are never in a spike. For n > 2¹⁸ the
-// cells are tested, and the regions' shares and the spikes' extents
-// (the 5 % to 95 % range of the mass they take) measured, on an evenly
-// strided subsample of 2¹⁸ items (the masses scaled to the whole). It
-// returns nil when there are no spikes; the spikes' masses are set when
-// their share is taken (spikeSet.apply, preBin).
-func findSpikes(t, m, k []float64, delta float64) *spikeSet {
+// spikeCandidates applies the spike rule to settled items t with masses
+// m (nil: 1/len(t) each) and count weights k (nil: 1 each; an item partly
+// taken by an exact atom counts for the share left in the smooth part),
+// at data resolution delta, and returns the cells flagged and the sample
+// they were tested on: for n > 2¹⁸ an evenly strided subsample of 2¹⁸
+// items (the masses scaled to the whole), on which the regions' shares and
+// the spikes' extents are then measured too. Items at t ≤ 0 are never in
+// a spike. Which of the cells stay spikes is for keepSpikes to decide.
+func spikeCandidates(t, m, k []float64, delta float64) (cells []spikeCell, st, sm, sk []float64) {
 	n := len(t)
 	if n < AtomMinCount {
-		return nil
+		return nil, nil, nil, nil
 	}
-	st, sm, sk := t, m, k
+	st, sm, sk = t, m, k
 	if n > spikeScreen {
 		st, sm, sk = make([]float64, spikeScreen), make([]float64, spikeScreen), make([]float64, spikeScreen)
 		step := float64(n) / spikeScreen
@@ -165,9 +164,17 @@ func findSpikes(t, m, k []float64, delta float64) *spikeSet {
 		}
 		wg.Wait()
 	}
+	return flagSpikeCells(st, sm, sk, delta), st, sm, sk
+}
+
+// spikesOf measures the spikes of the cells on the sample t with masses m
+// and count weights k (spikeRegionOf) and returns them, or nil when none
+// has mass above the background there. The spikes' masses are set when
+// their share is taken (spikeSet.apply, preBin).
+func spikesOf(cells []spikeCell, t, m, k []float64) *spikeSet {
 	s := &spikeSet{}
-	for _, c := range flagSpikeCells(st, sm, sk, delta) {
-		if r, atom, ok := spikeRegionOf(c, st, sm, sk); ok {
+	for _, c := range cells {
+		if r, atom, ok := spikeRegionOf(c, t, m, k); ok {
 			s.atoms = append(s.atoms, atom)
 			s.region = append(s.region, r)
 		}
@@ -254,7 +261,43 @@ func spikeRegionOf(c spikeCell, t, m, k []float64) (spikeRegion, Atom, bool) {
 		}
 	}
 	at := func(j int) float64 { return math.Exp(lnLo + float64(j)*w/spikeSub) }
-	return r, Atom{T: at(to + 1), Width: at(to+1) - at(from)}, true
+	start, end := at(from), at(to+1)
+	// The shape: the truncated exponential on [start, end] whose mean is
+	// that of the taken mass there (sub-cells at their centres).
+	var sum, mean float64
+	for j := from; j <= to; j++ {
+		sum += taken[j]
+		mean += taken[j] * ((at(j)+at(j+1))/2 - start)
+	}
+	rate := 0.0
+	if sum > 0 {
+		rate = truncExpRate(mean/sum/(end-start)) / (end - start)
+	}
+	return r, Atom{T: end, Width: end - start, Rate: rate}, true
+}
+
+// truncExpRate returns the u for which the exponential density ∝ e^(−u·x)
+// truncated to [0, 1] has mean m: the maximum-likelihood rate (times the
+// width) of a truncated exponential whose sample mean is m·width, an
+// exponential family on the interval (Johnson, Kotz & Balakrishnan 1994,
+// Continuous Univariate Distributions 1, §19.5). Its mean 1/u − 1/(eᵘ − 1)
+// falls from 1 (u → −∞) through ½ (u = 0: even) to 0 (u → ∞); u is
+// bounded to ±50 (a mean within 2 % of an end).
+func truncExpRate(m float64) float64 {
+	mean := func(u float64) float64 {
+		if math.Abs(u) < 1e-6 {
+			return 0.5 - u/12 // the series 1/2 − u/12 + O(u³)
+		}
+		return 1/u - 1/math.Expm1(u)
+	}
+	lo, hi := -50.0, 50.0
+	switch {
+	case m >= mean(lo):
+		return lo
+	case m <= mean(hi):
+		return hi
+	}
+	return bisect(func(u float64) float64 { return mean(u) - m }, lo, hi, 1e-9)
 }
 
 // flagSpikeCells returns the cells of ln t that pass the spike rule, none

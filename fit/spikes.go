@@ -199,6 +199,11 @@ func spikeRegionOf(c spikeCell, t, m, k []float64) (spikeRegion, Atom, bool) {
 	var cells [2*far + 1]float64 // counts by offset −far…far from c
 	lo, hi := math.Exp(c.lo-far*w), math.Exp(c.hi+far*w)
 	n := len(t)
+	type item struct {
+		t, m float64
+		j    int // sub-cell
+	}
+	var items []item // in the region
 	for i, v := range t {
 		if v < lo || v >= hi {
 			continue
@@ -217,6 +222,7 @@ func spikeRegionOf(c spikeCell, t, m, k []float64) (spikeRegion, Atom, bool) {
 			j := min(max(int((y-lnLo)/w*spikeSub), 0), nsub-1)
 			cnt[j] += kw
 			mass[j] += massOf(m, i, n)
+			items = append(items, item{v, massOf(m, i, n), j})
 		}
 	}
 	// The background line a + b·x (count per cell at offset x, in cells)
@@ -247,32 +253,36 @@ func spikeRegionOf(c spikeCell, t, m, k []float64) (spikeRegion, Atom, bool) {
 	if total <= 0 {
 		return r, Atom{}, false
 	}
-	// The extent: where the taken mass passes 5 % and 95 %.
+	// The extent: where the mass taken passes 5 % and 95 %, item by item
+	// (a sub-cell, 1/16 of a cell, is up to 0.15 s at 60 s: ends snapped to
+	// sub-cells put a deadline's onset 0.1 s early).
+	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(a.t, b.t) })
 	var cum float64
-	from, to := -1, nsub-1
-	for j, v := range taken {
-		cum += v
-		if from < 0 && cum >= 0.05*total {
-			from = j
+	start, end := math.NaN(), items[len(items)-1].t
+	for _, it := range items {
+		cum += it.m * (1 - r.keep[it.j])
+		if math.IsNaN(start) && cum >= 0.05*total {
+			start = it.t
 		}
 		if cum >= 0.95*total {
-			to = j
+			end = it.t
 			break
 		}
 	}
-	at := func(j int) float64 { return math.Exp(lnLo + float64(j)*w/spikeSub) }
-	start, end := at(from), at(to+1)
+	if !(end > start) {
+		return r, Atom{}, false
+	}
 	// The shape: the truncated exponential on [start, end] whose mean is
-	// that of the taken mass there (sub-cells at their centres).
+	// that of the mass taken there.
 	var sum, mean float64
-	for j := from; j <= to; j++ {
-		sum += taken[j]
-		mean += taken[j] * ((at(j)+at(j+1))/2 - start)
+	for _, it := range items {
+		if it.t >= start && it.t <= end {
+			v := it.m * (1 - r.keep[it.j])
+			sum += v
+			mean += v * (it.t - start)
+		}
 	}
-	rate := 0.0
-	if sum > 0 {
-		rate = truncExpRate(mean/sum/(end-start)) / (end - start)
-	}
+	rate := truncExpRate(mean/sum/(end-start)) / (end - start)
 	return r, Atom{T: end, Width: end - start, Rate: rate}, true
 }
 
@@ -304,17 +314,27 @@ func truncExpRate(m float64) float64 {
 // overlapping another, in ascending order; see findSpikes for arguments.
 func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 	n := len(t)
+	// The cells are laid from the smallest time up, in y = ln(t/tmin), so
+	// that they fall alike on data in any unit (cells at multiples of c
+	// in ln t fell differently on the same data in ms and in s).
+	tmin := math.Inf(1)
+	for _, v := range t {
+		if v > 0 {
+			tmin = min(tmin, v)
+		}
+	}
+	if math.IsInf(tmin, 1) {
+		return nil
+	}
+	y0 := math.Log(tmin)
 	y := make([]float64, n)
-	ylo, yhi := math.Inf(1), math.Inf(-1)
+	ylo, yhi := 0.0, 0.0
 	for i, v := range t {
 		y[i] = math.NaN()
 		if v > 0 {
-			y[i] = math.Log(v)
-			ylo, yhi = math.Min(ylo, y[i]), math.Max(yhi, y[i])
+			y[i] = math.Log(v / tmin)
+			yhi = max(yhi, y[i])
 		}
-	}
-	if ylo > yhi {
-		return nil
 	}
 	var flagged []spikeCell
 	tests := 0
@@ -344,7 +364,7 @@ func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 				if cnt[j] < AtomMinCount {
 					continue
 				}
-				lo := (float64(j) + base + off) * c
+				lo := (float64(j)+base+off)*c + y0
 				if delta > 0 && math.Exp(lo)*math.Expm1(c) < spikeMinCell*delta {
 					continue
 				}

@@ -16,8 +16,9 @@ import (
 // value, so the exact-value atom test (atoms.go) does not see it, yet far
 // narrower than any kernel bandwidth, so a KDE smooths it away. The spike
 // test is the atom test on cells of constant relative width: cells of
-// width c in ln t (c = 0.01, 0.02, 0.04, each at offsets 0 and c/2), so a
-// cell at t spans about c·t seconds. A cell is a spike when, with c items
+// width c in ln t (c = 0.01, 0.02, 0.04, each at offsets 0 and c/2, laid
+// from the smallest time up so that they fall alike in every unit), so a
+// cell at t spans about c·t seconds. A cell is a candidate when, with c items
 // in it and μ the smooth expectation from the least-squares line through
 // the counts of the 5 neighbouring cells on each side,
 //
@@ -32,9 +33,12 @@ import (
 // data do not alias (one or two whole seconds per cell). Of the flagged
 // cells, the one with the largest excess mass is kept first, then the
 // next that does not overlap a kept one, and so on; the widest cells
-// catch a spike whole. The mass above the background around the cell
-// leaves the smooth part (spikeSet) and becomes an Atom of Width > 0,
-// spread evenly over the 5 % to 95 % range of that mass.
+// catch a spike whole. A candidate stays a spike only where it brings the
+// fit closer to data not used to fit it (spikecv.go): a narrow smooth
+// mode flags cells too. The mass above the background around the cell
+// then leaves the smooth part (spikeSet) and becomes an Atom of Width > 0
+// over the 5 % to 95 % range of that mass, shaped as the truncated
+// exponential with that mass's mean (see Atom).
 const SpikeMinRatio = 3.0
 
 // spikeCells are the cell widths in ln t; the widest is about 4 % of t.

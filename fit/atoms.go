@@ -72,65 +72,92 @@ const atomScreen = 1 << 16
 // of the form {1, 2, 5} × 10^e: whole minutes (δ₀ = 20 s, g = 3), whole
 // milliseconds in hours (3.6 s), 37 µs.
 func resolution(t []float64) float64 {
-	// Test on at most 100 000 evenly spread positive items: the answer
-	// only decides cell widths.
-	step := max(1, len(t)/100_000)
-	sub := make([]float64, 0, (len(t)+step-1)/step)
-	top := 0.0
-	for i := 0; i < len(t); i += step {
-		if v := t[i]; v > 0 {
-			sub = append(sub, v)
+	// Test on at most 100 000 evenly spread items (a strided view, not a
+	// copy): the answer only decides cell widths.
+	sub := strided{t, max(1, len(t)/100_000)}
+	pos, top := 0, 0.0
+	sub.each(func(v float64) {
+		if v > 0 {
+			pos++
 			top = max(top, v)
 		}
-	}
-	if len(sub) == 0 || math.IsInf(top, 0) {
+	})
+	if pos == 0 || math.IsInf(top, 0) {
 		return 0
 	}
-	allowed := int(0.01 * float64(len(sub))) // items that may fail δ
-	buf := make([]int64, 0, len(sub))
+	allowed := int(0.01 * float64(pos)) // positive times that may fail δ
 	e0 := int(math.Ceil(math.Log10(top)))
 	for e := e0; e >= e0-11; e-- {
 		for _, c := range [...]float64{5, 2, 1} {
 			d0 := c * math.Pow10(e)
-			if k, ok := multiples(buf, sub, d0, allowed); ok {
-				return d0 * float64(latticeFactor(k, allowed-(len(sub)-len(k))))
+			if bad, ok := sub.multiples(d0, allowed); ok {
+				return d0 * float64(sub.latticeFactor(d0, allowed-bad))
 			}
 		}
 	}
 	return 0
 }
 
-// multiples returns the multipliers k ≥ 1 of the times t that are whole
-// multiples of d (see resolution), appended to buf[:0], and false when
-// more than allowed times are not.
-func multiples(buf []int64, t []float64, d float64, allowed int) ([]int64, bool) {
-	k := buf[:0]
-	bad := 0
-	for _, v := range t {
-		q := v / d
-		r := math.Round(q)
-		if r < 1 || math.Abs(q-r) > 1e-6+1e-12*q {
-			if bad++; bad > allowed {
-				return nil, false
-			}
+// strided is every step-th item of t.
+type strided struct {
+	t    []float64
+	step int
+}
+
+func (s strided) each(f func(v float64)) {
+	for i := 0; i < len(s.t); i += s.step {
+		f(s.t[i])
+	}
+}
+
+// multiple returns k when v > 0 is a whole multiple kδ of d, k ≥ 1 (see
+// resolution), else 0.
+func multiple(v, d float64) int64 {
+	q := v / d
+	r := math.Round(q)
+	if r < 1 || math.Abs(q-r) > 1e-6+1e-12*q {
+		return 0
+	}
+	return int64(r)
+}
+
+// multiples reports whether all but at most allowed of the positive times
+// are whole multiples of d, taking two distinct multipliers or more, and
+// how many are not.
+func (s strided) multiples(d float64, allowed int) (bad int, ok bool) {
+	first, two := int64(0), false
+	for i := 0; i < len(s.t); i += s.step {
+		v := s.t[i]
+		if v <= 0 {
 			continue
 		}
-		k = append(k, int64(r))
+		switch k := multiple(v, d); {
+		case k == 0:
+			if bad++; bad > allowed {
+				return bad, false
+			}
+		case first == 0:
+			first = k
+		case k != first:
+			two = true
+		}
 	}
-	return k, len(k) > 0 && slices.ContainsFunc(k, func(v int64) bool { return v != k[0] })
+	return bad, two
 }
 
 // latticeFactor returns the largest g found such that all but at most
-// allowed of the k are multiples of g, taking two distinct values or
-// more: the greatest common divisor of all the k, then multiplied by 2,
-// 3, 5 or 7 while that holds (the gcd alone is held down by the few items
-// off the lattice that the 99 % rule lets through).
-func latticeFactor(k []int64, allowed int) int64 {
+// allowed of the multipliers k of d (the positive times that are
+// multiples of d) are multiples of g, taking two distinct values or more:
+// the greatest common divisor of all the k, then multiplied by 2, 3, 5
+// or 7 while that holds (the gcd alone is held down by the few items off
+// the lattice that the 99 % rule lets through).
+func (s strided) latticeFactor(d float64, allowed int) int64 {
 	g := int64(0)
-	for _, v := range k {
-		g = gcd(g, v)
-		if g == 1 {
-			break
+	for i := 0; i < len(s.t) && g != 1; i += s.step {
+		if v := s.t[i]; v > 0 {
+			if k := multiple(v, d); k > 0 {
+				g = gcd(g, k)
+			}
 		}
 	}
 	if g == 0 {
@@ -140,17 +167,20 @@ func latticeFactor(k []int64, allowed int) int64 {
 		for {
 			next := g * p
 			bad, first, two := 0, int64(0), false
-			for _, v := range k {
+			for i := 0; i < len(s.t) && bad <= allowed; i += s.step {
+				v := s.t[i]
+				if v <= 0 {
+					continue
+				}
+				k := multiple(v, d)
 				switch {
-				case v%next != 0:
+				case k == 0:
+				case k%next != 0:
 					bad++
 				case first == 0:
-					first = v
-				case v != first:
+					first = k
+				case k != first:
 					two = true
-				}
-				if bad > allowed {
-					break
 				}
 			}
 			if bad > allowed || !two {

@@ -490,8 +490,18 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 	if opt.Domain == DomainReflect {
 		lo = -4 * h
 	}
+	// The FFT grid: a step of h/4 or less. Linear binning widens the
+	// kernel to an effective √(h² + step²/6) (Wand & Jones 1995, App. D),
+	// 0.5 % here. The cross-validation fits of spikecv.go (not full) only
+	// read the CDF, at held-out items through the output grid, and take
+	// h/2: 2 % wider, at half the cost (a deadline's spike left in the
+	// data draws ISJ to 0.0015 in ln t: 2¹⁶ cells).
+	fine := 4.0
+	if !full {
+		fine = 2
+	}
 	size := 1 << 10
-	for size < maxFFT && ((hi-lo)/float64(size-1) > h/4 || size < opt.Grid) {
+	for size < maxFFT && ((hi-lo)/float64(size-1) > h/fine || size < opt.Grid) {
 		size *= 2
 	}
 	if dx := (hi - lo) / float64(size-1); dx > h/2 {
@@ -501,7 +511,7 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 	if ws.w == nil {
 		mass = 1 / float64(n)
 	}
-	g := gaussKDE(ws.x, ws.w, mass, h, lo, hi, size, opt.Domain == DomainReflect)
+	g := gaussKDE(ws.x, ws.w, mass, h, lo, hi, size, opt.Domain == DomainReflect, full)
 
 	switch opt.Domain {
 	case DomainLog:

@@ -268,7 +268,10 @@ func TestBinnedPlanMatchesRaw(t *testing.T) {
 	// then scored on the raw rows: the schedule from the bins does nearly
 	// as well and spends no more. 1 s bins lose the item detail the spike
 	// test needs (docs/scale.md), and a schedule that polls hard after the
-	// 60.5 s deadline gains 9% at the budgets of "now", 14% at 40 polls.
+	// 60.5 s deadline gains 8% at the budgets of "now", 16% at 40 polls
+	// (14% before the spike took its truncated-exponential shape, issue 11:
+	// the raw plan's lag fell from 1.775 s to 1.734 s, the binned one's
+	// stayed 2.017 s).
 	rawArgs := []string{"-i", "fixtures/payments.csv", "-c", "settle_s", "--status", "status", "--pending", "pending"}
 	score := func(spec string) (lag, stuck float64) {
 		stdout, stderr, code := runCLI(t, append(append([]string{"evaluate"}, rawArgs...), "-s", spec, "--format", "json", "--quiet")...)
@@ -289,7 +292,7 @@ func TestBinnedPlanMatchesRaw(t *testing.T) {
 	for _, tc := range []struct {
 		budget []string
 		tol    float64
-	}{{[]string{"--budget", "152", "--mean-polls", "19"}, 0.10}, {[]string{"--budget", "40"}, 0.15}} {
+	}{{[]string{"--budget", "152", "--mean-polls", "19"}, 0.10}, {[]string{"--budget", "40"}, 0.20}} {
 		budget := tc.budget
 		r := plan(append(append([]string{"plan", "--in-sample"}, rawArgs...), budget...)...).Schedule.Spec
 		bn := plan(append([]string{"plan", "-i", binned, "--binned"}, budget...)...).Schedule.Spec

@@ -51,40 +51,152 @@ const atomCells = 5
 // keeps the screen's sort to a few milliseconds.
 const atomScreen = 1 << 16
 
-// resolution returns the data resolution: the largest δ in {1, 2, 5} ×
-// 10^k (k = −6…3), 60 or 3600 such that at least 99 % of the positive
-// times are whole multiples of δ; 0 when there is none (continuous data).
+// resolution returns the data resolution: the largest δ such that at
+// least 99 % of the positive times are whole multiples kδ with k ≥ 1
+// (within 10⁻⁶δ, plus 10⁻¹²·t for the rounding of unit conversions),
+// taking at least two distinct values (one value repeated is no evidence
+// of a lattice: 99 times 3 s and once 7 s are whole seconds, not
+// multiples of 3 s with one exception); 0 when there is none (continuous
+// data).
+//
+// The rule is relative, so that it gives the same answer in every unit:
+// resolution(c·t) = c·resolution(t). A multiple must be at least δ itself
+// (k ≥ 1), so a δ larger than the values it would explain is never taken
+// (with k = 0 allowed, every time under 3.6 ms was "a multiple of 3600 s").
+// It is found in two steps. First the largest δ₀ in {1, 2, 5} × 10^e that
+// passes, over the decades from the largest time down to 10⁻¹⁰ of it (a
+// finer lattice is beyond what float64 times of that size hold); then δ₀
+// is refined to the lattice itself: δ = δ₀·g, g the greatest common
+// divisor of the multipliers k, raised by the primes 2, 3, 5 and 7 while
+// 99 % of them stay multiples. The second step finds steps that are not
+// of the form {1, 2, 5} × 10^e: whole minutes (δ₀ = 20 s, g = 3), whole
+// milliseconds in hours (3.6 s), 37 µs.
 func resolution(t []float64) float64 {
-	cands := []float64{3600, 60}
-	for e := 3; e >= -6; e-- {
-		p := math.Pow(10, float64(e))
-		cands = append(cands, 5*p, 2*p, p)
-	}
-	// Test on at most 100 000 evenly spread items: the answer only
-	// decides cell widths.
-	step := max(1, len(t)/100_000)
-	tested := (len(t) + step - 1) / step
-	for _, d := range cands {
-		var pos, bad int
-		for i := 0; i < len(t); i += step {
-			v := t[i]
-			if v <= 0 {
-				continue
-			}
+	// Test on at most 100 000 evenly spread items (a strided view, not a
+	// copy): the answer only decides cell widths.
+	sub := strided{t, max(1, len(t)/100_000)}
+	pos, top := 0, 0.0
+	sub.each(func(v float64) {
+		if v > 0 {
 			pos++
-			q := v / d
-			if math.Abs(q-math.Round(q)) > 1e-6+1e-12*q {
-				bad++
-				if float64(bad) > 0.01*float64(tested) {
-					break // more than 1 % of all tested: δ fails
-				}
-			}
+			top = max(top, v)
 		}
-		if pos > 0 && float64(bad) <= 0.01*float64(pos) {
-			return d
+	})
+	if pos == 0 || math.IsInf(top, 0) {
+		return 0
+	}
+	allowed := int(0.01 * float64(pos)) // positive times that may fail δ
+	e0 := int(math.Ceil(math.Log10(top)))
+	for e := e0; e >= e0-11; e-- {
+		for _, c := range [...]float64{5, 2, 1} {
+			d0 := c * math.Pow10(e)
+			if bad, ok := sub.multiples(d0, allowed); ok {
+				return d0 * float64(sub.latticeFactor(d0, allowed-bad))
+			}
 		}
 	}
 	return 0
+}
+
+// strided is every step-th item of t.
+type strided struct {
+	t    []float64
+	step int
+}
+
+func (s strided) each(f func(v float64)) {
+	for i := 0; i < len(s.t); i += s.step {
+		f(s.t[i])
+	}
+}
+
+// multiple returns k when v > 0 is a whole multiple kδ of d, k ≥ 1 (see
+// resolution), else 0.
+func multiple(v, d float64) int64 {
+	q := v / d
+	r := math.Round(q)
+	if r < 1 || math.Abs(q-r) > 1e-6+1e-12*q {
+		return 0
+	}
+	return int64(r)
+}
+
+// multiples reports whether all but at most allowed of the positive times
+// are whole multiples of d, taking two distinct multipliers or more, and
+// how many are not.
+func (s strided) multiples(d float64, allowed int) (bad int, ok bool) {
+	first, two := int64(0), false
+	for i := 0; i < len(s.t); i += s.step {
+		v := s.t[i]
+		if v <= 0 {
+			continue
+		}
+		switch k := multiple(v, d); {
+		case k == 0:
+			if bad++; bad > allowed {
+				return bad, false
+			}
+		case first == 0:
+			first = k
+		case k != first:
+			two = true
+		}
+	}
+	return bad, two
+}
+
+// latticeFactor returns the largest g found such that all but at most
+// allowed of the multipliers k of d (the positive times that are
+// multiples of d) are multiples of g, taking two distinct values or more:
+// the greatest common divisor of all the k, then multiplied by 2, 3, 5
+// or 7 while that holds (the gcd alone is held down by the few items off
+// the lattice that the 99 % rule lets through).
+func (s strided) latticeFactor(d float64, allowed int) int64 {
+	g := int64(0)
+	for i := 0; i < len(s.t) && g != 1; i += s.step {
+		if v := s.t[i]; v > 0 {
+			if k := multiple(v, d); k > 0 {
+				g = gcd(g, k)
+			}
+		}
+	}
+	if g == 0 {
+		return 1
+	}
+	for _, p := range [...]int64{2, 3, 5, 7} {
+		for {
+			next := g * p
+			bad, first, two := 0, int64(0), false
+			for i := 0; i < len(s.t) && bad <= allowed; i += s.step {
+				v := s.t[i]
+				if v <= 0 {
+					continue
+				}
+				k := multiple(v, d)
+				switch {
+				case k == 0:
+				case k%next != 0:
+					bad++
+				case first == 0:
+					first = k
+				case k != first:
+					two = true
+				}
+			}
+			if bad > allowed || !two {
+				break
+			}
+			g = next
+		}
+	}
+	return g
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // atomTest is the outcome of the atom test at one value.

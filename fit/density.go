@@ -10,13 +10,20 @@ import (
 // Atom is a concentrated share of the settle-time distribution, kept
 // apart from the smooth part: with Width 0, a point mass — a share Mass of
 // all items settles at exactly T seconds (instant settles at 0, a batch
-// boundary); with Width > 0, a spike — the share Mass settles evenly over
+// boundary); with Width > 0, a spike — the share Mass settles over
 // [T − Width, T] (the items piling up just after a deadline), so by T
-// it has all landed.
+// it has all landed. Over that stretch the spike's density is
+//
+//	Mass · Rate·e^(−Rate·(t − T + Width)) / (1 − e^(−Rate·Width))
+//
+// a truncated exponential: with Rate > 0 (1/s) it is highest at the
+// deadline and falls off, as items held up for a random delay after it
+// settle; Rate 0 spreads the mass evenly.
 type Atom struct {
 	T     float64 `json:"t"`
 	Mass  float64 `json:"mass"`
 	Width float64 `json:"width,omitempty"`
+	Rate  float64 `json:"rate,omitempty"`
 }
 
 // String describes the atom: "25.3% settle at 60s" for a point mass,
@@ -36,15 +43,34 @@ func (a Atom) Kind() string {
 	return "atom"
 }
 
-// massBy returns the atom's mass settled by time t.
-func (a Atom) massBy(t float64) float64 {
+// CDF returns the atom's mass settled by time t (seconds): 0 before it,
+// Mass from T on, and for a spike the integral of its density (see Atom)
+// in between.
+func (a Atom) CDF(t float64) float64 {
 	switch {
 	case t >= a.T:
 		return a.Mass
 	case a.Width <= 0 || t <= a.T-a.Width:
 		return 0
 	}
-	return a.Mass * (t - (a.T - a.Width)) / a.Width
+	x := t - (a.T - a.Width)
+	if u := a.Rate * a.Width; math.Abs(u) > 1e-9 {
+		return a.Mass * math.Expm1(-a.Rate*x) / math.Expm1(-u)
+	}
+	return a.Mass * x / a.Width
+}
+
+// PDF returns a spike's density at t, 1/s (see Atom); 0 outside
+// [T − Width, T] and for a point mass, which has no density.
+func (a Atom) PDF(t float64) float64 {
+	if a.Width <= 0 || t < a.T-a.Width || t > a.T {
+		return 0
+	}
+	u := a.Rate * a.Width
+	if math.Abs(u) <= 1e-9 {
+		return a.Mass / a.Width
+	}
+	return a.Mass * -a.Rate * math.Exp(-a.Rate*(t-(a.T-a.Width))) / math.Expm1(-u)
 }
 
 // Density is an estimated settle-time distribution on a grid of times.
@@ -114,7 +140,7 @@ func (d *Density) continuous() []float64 {
 func (d *Density) atomMass(t float64) float64 {
 	m := 0.0
 	for _, a := range d.Atoms {
-		m += a.massBy(t)
+		m += a.CDF(t)
 	}
 	return m
 }

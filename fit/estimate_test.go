@@ -9,10 +9,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -70,10 +72,55 @@ func TestResolution(t *testing.T) {
 		{"half seconds", []float64{0.5, 1, 2.5, 10}, 0.5},
 		{"minutes", []float64{60, 120, 600, 3600}, 3600 / 60},
 		{"continuous", []float64{math.Pi, math.E, math.Sqrt2}, 0},
+		// Issue 11: relative and scale-free. Values under 3.6 ms were
+		// "multiples" (k = 0) of 3600 s, 37 µs steps of 5000 s.
+		{"microseconds under 3.6 ms", []float64{12e-6, 0.000347, 0.0021, 0.003599}, 1e-6},
+		{"37 µs steps", []float64{37e-6, 74e-6, 37e-6 * 5, 37e-6 * 12}, 37e-6},
+		{"nanoseconds", []float64{3e-9, 1.234567e-3, 12e-9}, 1e-9},
+		{"whole ms in hours", []float64{1.234 * 3600, 0.5 * 3600, 0.001 * 3600}, 3.6},
+		{"whole days", []float64{86400, 3 * 86400, 10 * 86400}, 86400},
+		{"5 % of an hour", []float64{180, 360, 1800, 3600, 5400}, 180},
+		{"one value is no lattice", []float64{5, 5, 5, 5}, 0},
+		{"99 times 3 s and once 7 s", append(slices.Repeat([]float64{3}, 99), 7), 1},
+		{"1 % off whole seconds", append(slices.Repeat([]float64{1, 2, 4, 8}, 50), 2.5, 3.25), 1},
 	} {
-		if got := resolution(c.x); got != c.want {
+		if got := resolution(c.x); !scalar.EqualWithinAbsOrRel(got, c.want, 0, 1e-12) {
 			t.Errorf("resolution(%s) = %g, want %g", c.name, got, c.want)
 		}
+	}
+}
+
+// TestIssue11SubMillisecond fits a service latency recorded in whole
+// microseconds (lognormal, median 120 µs, σ = 0.6, so 10–900 µs; 20,000
+// items): the resolution is 1 µs (it was "3600 s", which spread each
+// item over an hour), there is no atom, spike or tie warning, and the fit
+// follows the data: KS distance ≤ 0.01 (DKW at 95 %: 0.0096) and the
+// median within 1 %.
+func TestIssue11SubMillisecond(t *testing.T) {
+	x := sampleOf(distuv.LogNormal{Mu: math.Log(120e-6), Sigma: 0.6, Src: pcg(81)}, 20000, 0)
+	for i, v := range x {
+		x[i] = math.Round(v*1e6) / 1e6 // whole µs, as a reader dividing by 10⁶ gives them
+	}
+	lo, hi := minMax(x)
+	if lo < 8e-6 || hi > 2e-3 {
+		t.Fatalf("sample spans %g–%g s, want about 10–900 µs", lo, hi)
+	}
+	d, err := Estimate(&Sample{Times: x}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !scalar.EqualWithinRel(d.Resolution, 1e-6, 1e-12) {
+		t.Errorf("resolution = %g s, want 1e-06", d.Resolution)
+	}
+	if len(d.Atoms) != 0 || len(d.Warnings) != 0 {
+		t.Errorf("atoms %v, warnings %q; want none", d.Atoms, d.Warnings)
+	}
+	if ks := uncensoredKS(d, x); ks > 0.01 {
+		t.Errorf("KS distance to the data = %.4f, want ≤ 0.01", ks)
+	}
+	med := stat.Quantile(0.5, stat.Empirical, slices.Sorted(slices.Values(x)), nil)
+	if got := d.Quantile(0.5); !scalar.EqualWithinRel(got, med, 0.01) {
+		t.Errorf("median = %.4g s, want the data's %.4g s ± 1 %%", got, med)
 	}
 }
 

@@ -154,7 +154,7 @@ func FuzzEstimate(f *testing.F) {
 			prev = c
 		}
 		for _, a := range d.Atoms {
-			if !(a.Mass >= 0 && a.Mass <= 1+1e-12) || a.Width < 0 {
+			if !(a.Mass >= 0 && a.Mass <= 1+1e-12) || a.Width < 0 || math.IsNaN(a.Rate) || math.IsInf(a.Rate, 0) {
 				t.Fatalf("atom %+v", a)
 			}
 		}

@@ -63,14 +63,14 @@ func binLinear(dst, x, w []float64, mass, lo, hi float64, mirror bool) {
 // convolveGauss convolves the binned masses y (cells dx apart) with a
 // Gaussian kernel of standard deviation h by FFT, zero-padded to 2m so
 // that nothing wraps around (Silverman 1982, "Algorithm AS 176"). It
-// returns the density at each cell and, when cdf is not nil, fills cdf
-// with Σ_k y_k Φ((x_j − x_k)/h), the exact CDF of the binned estimate.
-// Cost O(m log m).
+// returns the density at each cell (nil without pdf) and, when cdf is
+// not nil, fills cdf with Σ_k y_k Φ((x_j − x_k)/h), the exact CDF of the
+// binned estimate. Cost O(m log m).
 //
 // The sampled kernel is rescaled to sum to 1/dx so that mass is kept even
 // when dx is not small against h; for dx ≤ h/2 the correction is below
 // 1e-30 (Poisson summation: error ~ 2·exp(−2π²h²/dx²)).
-func convolveGauss(y []float64, dx, h float64, cdf []float64) []float64 {
+func convolveGauss(y []float64, dx, h float64, cdf []float64, pdf bool) []float64 {
 	m := len(y)
 	n := 2 * m
 	fft := fourier.NewFFT(n)
@@ -79,24 +79,9 @@ func convolveGauss(y []float64, dx, h float64, cdf []float64) []float64 {
 	fy := fft.Coefficients(nil, pad)
 
 	kern := make([]float64, n)
-	sum := 0.0
-	for l := 0; l < m; l++ {
-		v := math.Exp(-0.5*sq(float64(l)*dx/h)) / (h * math.Sqrt(2*math.Pi))
-		kern[l] = v
-		sum += v
-		if l > 0 {
-			kern[n-l] = v
-			sum += v
-		}
-	}
-	if k := 1 / (sum * dx); math.Abs(k-1) > 1e-12 {
-		for i := range kern {
-			kern[i] *= k
-		}
-	}
-	pdf := convolve(fft, fy, kern)[:m]
-	for i, v := range pdf {
-		pdf[i] = math.Max(0, v)
+	var dens []float64
+	if pdf {
+		dens = convolvePDF(fft, fy, kern, dx, h)
 	}
 	if cdf != nil {
 		for l := 0; l < m; l++ {
@@ -115,6 +100,33 @@ func convolveGauss(y []float64, dx, h float64, cdf []float64) []float64 {
 			cdf[i] = v
 			prev = v
 		}
+	}
+	return dens
+}
+
+// convolvePDF returns the density part of convolveGauss, with kern (2m
+// long) as scratch.
+func convolvePDF(fft *fourier.FFT, fy []complex128, kern []float64, dx, h float64) []float64 {
+	n := len(kern)
+	m := n / 2
+	sum := 0.0
+	for l := 0; l < m; l++ {
+		v := math.Exp(-0.5*sq(float64(l)*dx/h)) / (h * math.Sqrt(2*math.Pi))
+		kern[l] = v
+		sum += v
+		if l > 0 {
+			kern[n-l] = v
+			sum += v
+		}
+	}
+	if k := 1 / (sum * dx); math.Abs(k-1) > 1e-12 {
+		for i := range kern {
+			kern[i] *= k
+		}
+	}
+	pdf := convolve(fft, fy, kern)[:m]
+	for i, v := range pdf {
+		pdf[i] = math.Max(0, v)
 	}
 	return pdf
 }
@@ -145,7 +157,9 @@ type kdeGrid struct {
 // with a Gaussian kernel of bandwidth h on m cells spanning [lo, hi], by
 // linear binning and FFT. With reflect, each point is also placed at −x,
 // which is the reflection estimator for data ≥ 0 (Silverman 1986 §2.10).
-func gaussKDE(x, w []float64, mass, h, lo, hi float64, m int, reflect bool) kdeGrid {
+// Without pdf only the CDF is computed (the PDF reads 0): two FFTs of
+// the five saved.
+func gaussKDE(x, w []float64, mass, h, lo, hi float64, m int, reflect, pdf bool) kdeGrid {
 	y := make([]float64, m)
 	binLinear(y, x, w, mass, lo, hi, false)
 	if reflect {
@@ -153,8 +167,11 @@ func gaussKDE(x, w []float64, mass, h, lo, hi float64, m int, reflect bool) kdeG
 	}
 	dx := (hi - lo) / float64(m-1)
 	cdf := make([]float64, m)
-	pdf := convolveGauss(y, dx, h, cdf)
-	return kdeGrid{Lo: lo, DX: dx, PDF: pdf, CDF: cdf}
+	dens := convolveGauss(y, dx, h, cdf, pdf)
+	if dens == nil {
+		dens = make([]float64, m)
+	}
+	return kdeGrid{Lo: lo, DX: dx, PDF: dens, CDF: cdf}
 }
 
 // at returns the estimate's PDF and CDF at y, interpolated linearly;

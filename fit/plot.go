@@ -90,8 +90,8 @@ func Plot(d *Density, s *Sample, path string, opt PlotOptions) error {
 	if d.Mixture != nil {
 		addComponents(dens, d, xOf, logX)
 	}
-	// Atoms as vertical lines the height of the plot, spikes as the
-	// rectangles of their even spread.
+	// Atoms as vertical lines the height of the plot, spikes as their
+	// density over their stretch.
 	peak := 0.0
 	for _, p := range pdf {
 		if d.Mixture == nil || !narrowAt(d.Mixture, p.X) {
@@ -105,12 +105,18 @@ func Plot(d *Density, s *Sample, path string, opt PlotOptions) error {
 		}
 		var xy plotter.XYs
 		if a.Width > 0 {
+			// The spike's own density (see Atom), closed at its ends.
 			from := a.T - a.Width
-			h := a.Mass / a.Width
-			if logX {
-				h *= from + a.Width/2
+			xy = plotter.XYs{{X: from, Y: 0}}
+			for j := range 17 {
+				t := from + a.Width*float64(j)/16
+				h := a.PDF(t)
+				if logX {
+					h *= t
+				}
+				xy = append(xy, plotter.XY{X: t, Y: h})
 			}
-			xy = plotter.XYs{{X: from, Y: 0}, {X: from, Y: h}, {X: a.T, Y: h}, {X: a.T, Y: 0}}
+			xy = append(xy, plotter.XY{X: a.T, Y: 0})
 		} else {
 			xy = plotter.XYs{{X: a.T, Y: 0}, {X: a.T, Y: top}}
 		}

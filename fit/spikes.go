@@ -16,8 +16,9 @@ import (
 // value, so the exact-value atom test (atoms.go) does not see it, yet far
 // narrower than any kernel bandwidth, so a KDE smooths it away. The spike
 // test is the atom test on cells of constant relative width: cells of
-// width c in ln t (c = 0.01, 0.02, 0.04, each at offsets 0 and c/2), so a
-// cell at t spans about c·t seconds. A cell is a spike when, with c items
+// width c in ln t (c = 0.01, 0.02, 0.04, each at offsets 0 and c/2, laid
+// from the smallest time up so that they fall alike in every unit), so a
+// cell at t spans about c·t seconds. A cell is a candidate when, with c items
 // in it and μ the smooth expectation from the least-squares line through
 // the counts of the 5 neighbouring cells on each side,
 //
@@ -32,9 +33,12 @@ import (
 // data do not alias (one or two whole seconds per cell). Of the flagged
 // cells, the one with the largest excess mass is kept first, then the
 // next that does not overlap a kept one, and so on; the widest cells
-// catch a spike whole. The mass above the background around the cell
-// leaves the smooth part (spikeSet) and becomes an Atom of Width > 0,
-// spread evenly over the 5 % to 95 % range of that mass.
+// catch a spike whole. A candidate stays a spike only where it brings the
+// fit closer to data not used to fit it (spikecv.go): a narrow smooth
+// mode flags cells too. The mass above the background around the cell
+// then leaves the smooth part (spikeSet) and becomes an Atom of Width > 0
+// over the 5 % to 95 % range of that mass, shaped as the truncated
+// exponential with that mass's mean (see Atom).
 const SpikeMinRatio = 3.0
 
 // spikeCells are the cell widths in ln t; the widest is about 4 % of t.
@@ -131,21 +135,20 @@ func (s *spikeSet) setMasses(part [][]float64) {
 	}
 }
 
-// findSpikes applies the spike rule to settled items t with masses m (nil:
-// 1/len(t) each) and count weights k (nil: 1 each; an item partly taken by
-// an exact atom counts for the share left in the smooth part), at data
-// resolution delta. Items at t ≤ 0 are never in a spike. For n > 2¹⁸ the
-// cells are tested, and the regions' shares and the spikes' extents
-// (the 5 % to 95 % range of the mass they take) measured, on an evenly
-// strided subsample of 2¹⁸ items (the masses scaled to the whole). It
-// returns nil when there are no spikes; the spikes' masses are set when
-// their share is taken (spikeSet.apply, preBin).
-func findSpikes(t, m, k []float64, delta float64) *spikeSet {
+// spikeCandidates applies the spike rule to settled items t with masses
+// m (nil: 1/len(t) each) and count weights k (nil: 1 each; an item partly
+// taken by an exact atom counts for the share left in the smooth part),
+// at data resolution delta, and returns the cells flagged and the sample
+// they were tested on: for n > 2¹⁸ an evenly strided subsample of 2¹⁸
+// items (the masses scaled to the whole), on which the regions' shares and
+// the spikes' extents are then measured too. Items at t ≤ 0 are never in
+// a spike. Which of the cells stay spikes is for keepSpikes to decide.
+func spikeCandidates(t, m, k []float64, delta float64) (cells []spikeCell, st, sm, sk []float64) {
 	n := len(t)
 	if n < AtomMinCount {
-		return nil
+		return nil, nil, nil, nil
 	}
-	st, sm, sk := t, m, k
+	st, sm, sk = t, m, k
 	if n > spikeScreen {
 		st, sm, sk = make([]float64, spikeScreen), make([]float64, spikeScreen), make([]float64, spikeScreen)
 		step := float64(n) / spikeScreen
@@ -165,9 +168,17 @@ func findSpikes(t, m, k []float64, delta float64) *spikeSet {
 		}
 		wg.Wait()
 	}
+	return flagSpikeCells(st, sm, sk, delta), st, sm, sk
+}
+
+// spikesOf measures the spikes of the cells on the sample t with masses m
+// and count weights k (spikeRegionOf) and returns them, or nil when none
+// has mass above the background there. The spikes' masses are set when
+// their share is taken (spikeSet.apply, preBin).
+func spikesOf(cells []spikeCell, t, m, k []float64) *spikeSet {
 	s := &spikeSet{}
-	for _, c := range flagSpikeCells(st, sm, sk, delta) {
-		if r, atom, ok := spikeRegionOf(c, st, sm, sk); ok {
+	for _, c := range cells {
+		if r, atom, ok := spikeRegionOf(c, t, m, k); ok {
 			s.atoms = append(s.atoms, atom)
 			s.region = append(s.region, r)
 		}
@@ -192,6 +203,11 @@ func spikeRegionOf(c spikeCell, t, m, k []float64) (spikeRegion, Atom, bool) {
 	var cells [2*far + 1]float64 // counts by offset −far…far from c
 	lo, hi := math.Exp(c.lo-far*w), math.Exp(c.hi+far*w)
 	n := len(t)
+	type item struct {
+		t, m float64
+		j    int // sub-cell
+	}
+	var items []item // in the region
 	for i, v := range t {
 		if v < lo || v >= hi {
 			continue
@@ -210,6 +226,7 @@ func spikeRegionOf(c spikeCell, t, m, k []float64) (spikeRegion, Atom, bool) {
 			j := min(max(int((y-lnLo)/w*spikeSub), 0), nsub-1)
 			cnt[j] += kw
 			mass[j] += massOf(m, i, n)
+			items = append(items, item{v, massOf(m, i, n), j})
 		}
 	}
 	// The background line a + b·x (count per cell at offset x, in cells)
@@ -240,38 +257,88 @@ func spikeRegionOf(c spikeCell, t, m, k []float64) (spikeRegion, Atom, bool) {
 	if total <= 0 {
 		return r, Atom{}, false
 	}
-	// The extent: where the taken mass passes 5 % and 95 %.
+	// The extent: where the mass taken passes 5 % and 95 %, item by item
+	// (a sub-cell, 1/16 of a cell, is up to 0.15 s at 60 s: ends snapped to
+	// sub-cells put a deadline's onset 0.1 s early).
+	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(a.t, b.t) })
 	var cum float64
-	from, to := -1, nsub-1
-	for j, v := range taken {
-		cum += v
-		if from < 0 && cum >= 0.05*total {
-			from = j
+	start, end := math.NaN(), items[len(items)-1].t
+	for _, it := range items {
+		cum += it.m * (1 - r.keep[it.j])
+		if math.IsNaN(start) && cum >= 0.05*total {
+			start = it.t
 		}
 		if cum >= 0.95*total {
-			to = j
+			end = it.t
 			break
 		}
 	}
-	at := func(j int) float64 { return math.Exp(lnLo + float64(j)*w/spikeSub) }
-	return r, Atom{T: at(to + 1), Width: at(to+1) - at(from)}, true
+	if !(end > start) {
+		return r, Atom{}, false
+	}
+	// The shape: the truncated exponential on [start, end] whose mean is
+	// that of the mass taken there.
+	var sum, mean float64
+	for _, it := range items {
+		if it.t >= start && it.t <= end {
+			v := it.m * (1 - r.keep[it.j])
+			sum += v
+			mean += v * (it.t - start)
+		}
+	}
+	rate := truncExpRate(mean/sum/(end-start)) / (end - start)
+	return r, Atom{T: end, Width: end - start, Rate: rate}, true
+}
+
+// truncExpRate returns the u for which the exponential density ∝ e^(−u·x)
+// truncated to [0, 1] has mean m: the maximum-likelihood rate (times the
+// width) of a truncated exponential whose sample mean is m·width, an
+// exponential family on the interval (Johnson, Kotz & Balakrishnan 1994,
+// Continuous Univariate Distributions 1, §19.5). Its mean 1/u − 1/(eᵘ − 1)
+// falls from 1 (u → −∞) through ½ (u = 0: even) to 0 (u → ∞); u is
+// bounded to ±50 (a mean within 2 % of an end).
+func truncExpRate(m float64) float64 {
+	mean := func(u float64) float64 {
+		if math.Abs(u) < 1e-6 {
+			return 0.5 - u/12 // the series 1/2 − u/12 + O(u³)
+		}
+		return 1/u - 1/math.Expm1(u)
+	}
+	lo, hi := -50.0, 50.0
+	switch {
+	case m >= mean(lo):
+		return lo
+	case m <= mean(hi):
+		return hi
+	}
+	return bisect(func(u float64) float64 { return mean(u) - m }, lo, hi, 1e-9)
 }
 
 // flagSpikeCells returns the cells of ln t that pass the spike rule, none
 // overlapping another, in ascending order; see findSpikes for arguments.
 func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 	n := len(t)
+	// The cells are laid from the smallest time up, in y = ln(t/tmin), so
+	// that they fall alike on data in any unit (cells at multiples of c
+	// in ln t fell differently on the same data in ms and in s).
+	tmin := math.Inf(1)
+	for _, v := range t {
+		if v > 0 {
+			tmin = min(tmin, v)
+		}
+	}
+	if math.IsInf(tmin, 1) {
+		return nil
+	}
+	y0 := math.Log(tmin)
 	y := make([]float64, n)
-	ylo, yhi := math.Inf(1), math.Inf(-1)
+	ylo, yhi := 0.0, 0.0
 	for i, v := range t {
 		y[i] = math.NaN()
 		if v > 0 {
-			y[i] = math.Log(v)
-			ylo, yhi = math.Min(ylo, y[i]), math.Max(yhi, y[i])
+			y[i] = math.Log(v / tmin)
+			yhi = max(yhi, y[i])
 		}
-	}
-	if ylo > yhi {
-		return nil
 	}
 	var flagged []spikeCell
 	tests := 0
@@ -301,7 +368,7 @@ func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 				if cnt[j] < AtomMinCount {
 					continue
 				}
-				lo := (float64(j) + base + off) * c
+				lo := (float64(j)+base+off)*c + y0
 				if delta > 0 && math.Exp(lo)*math.Expm1(c) < spikeMinCell*delta {
 					continue
 				}

@@ -97,6 +97,35 @@ func TestSpikeCDF(t *testing.T) {
 	if got, want := d.Atoms[0].String(), "20% settle over 6s–10s"; got != want {
 		t.Errorf("String = %q, want %q", got, want)
 	}
+
+	// The same spike falling off at Rate ln 2 per second: by hand, its
+	// mass settled x s into it is 0.2·(1 − 2^−x)/(1 − 2^−4), its density
+	// 0.2·ln 2·2^−x/(1 − 2^−4).
+	a := Atom{T: 10, Mass: 0.2, Width: 4, Rate: math.Ln2}
+	for _, c := range []struct{ t, cdf, pdf float64 }{
+		{5, 0, 0}, {6, 0, 0.2 * math.Ln2 * 16 / 15}, {7, 0.2 * 0.5 * 16 / 15, 0.2 * math.Ln2 * 0.5 * 16 / 15},
+		{8, 0.2 * 0.75 * 16 / 15, 0.2 * math.Ln2 * 0.25 * 16 / 15}, {10, 0.2, 0.2 * math.Ln2 / 15}, {11, 0.2, 0},
+	} {
+		if got := a.CDF(c.t); math.Abs(got-c.cdf) > 1e-12 {
+			t.Errorf("Atom%+v.CDF(%g) = %.6f, want %.6f", a, c.t, got, c.cdf)
+		}
+		if got := a.PDF(c.t); math.Abs(got-c.pdf) > 1e-12 {
+			t.Errorf("Atom%+v.PDF(%g) = %.6f, want %.6f", a, c.t, got, c.pdf)
+		}
+	}
+}
+
+// TestTruncExpRate: the mean of the exponential density ∝ e^(−u·x) on
+// [0, 1] is 1/u − 1/(eᵘ − 1); truncExpRate inverts it (u = 0 at ½, and
+// u = 2: 1/2 − 1/(e² − 1) = 0.34348).
+func TestTruncExpRate(t *testing.T) {
+	for _, c := range []struct{ m, u float64 }{
+		{0.5, 0}, {0.5 - 1/math.Expm1(2), 2}, {1 - (0.5 - 1/math.Expm1(2)), -2}, {1/10.0 - 1/math.Expm1(10), 10},
+	} {
+		if got := truncExpRate(c.m); math.Abs(got-c.u) > 1e-6 {
+			t.Errorf("truncExpRate(%.6f) = %.6f, want %g", c.m, got, c.u)
+		}
+	}
 }
 
 // TestSpikePaymentsFixture: the payments fixture's momo timeouts (generated
@@ -117,6 +146,22 @@ func TestSpikePaymentsFixture(t *testing.T) {
 	a := d.Atoms[0]
 	if a.T-a.Width < 60.3 || a.T < 61.5 || a.T > 62.5 || math.Abs(a.Mass-0.06) > 0.006 {
 		t.Errorf("spike = %+v (from %v), want ≈ 6%% over [60.5, 62]", a, a.T-a.Width)
+	}
+	// Its shape (issue 11): the CDF follows the Kaplan–Meier curve across
+	// the spike to within 0.005 (an even spread was 0.021 off at 61.1 s;
+	// the KM's own standard error there is 0.002). The fitted rate is that
+	// of the generated delay, 1/0.5 s, to within 25 %.
+	km := d.KM
+	for j, v := range km.T {
+		if v < 60 || v > 63 {
+			continue
+		}
+		if got, want := d.CDF(v), 1-km.Survival[j]; math.Abs(got-want) > 0.005 {
+			t.Errorf("CDF(%g) = %.4f, want the KM's %.4f ± 0.005", v, got, want)
+		}
+	}
+	if a.Rate < 1.5 || a.Rate > 2.5 {
+		t.Errorf("spike rate = %.3g/s, want ≈ 2/s (Exp(mean 0.5 s) after the deadline)", a.Rate)
 	}
 }
 

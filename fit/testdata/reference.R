@@ -89,6 +89,42 @@ cens <- obj(weibull = obj(k = num(1 / sw$scale), lambda = num(exp(coef(sw)[[1]])
             exponential = obj(rate = num(exp(-coef(se)[[1]]))),
             gamma = obj(alpha = num(exp(go$par[1])), beta = num(exp(go$par[2]))))
 
+# Tie-heavy samples (issue 11): R's rules on the values as recorded, in
+# seconds and on their logarithms. bw.SJ stops ("sample is too sparse to
+# find TD") when the quartiles are equal; that is written as null. bw.nrd
+# is 0 then (it has no fallback), bw.nrd0 falls back to the sd.
+#
+# bw_sj_derounded is bw.SJ (tol = 1e-10) of the times de-rounded as
+# pollfit does before smoothing (fit/prebin.go, deround): item i (from 0)
+# moved by resolution * (frac(i * phi) - 1/2), phi = 0.618..., and kept
+# at least min(x, resolution)/2.
+deround <- function(x, d) {
+  w <- ((seq_along(x) - 1) * 0.6180339887498949) %% 1
+  pmax(x + d * (w - 0.5), pmin(x, d) / 2)
+}
+tie_case <- function(name, x, resolution) {
+  one <- function(v, vd) {
+    sj <- tryCatch(bw.SJ(v), error = function(e) NA)
+    sjt <- tryCatch(bw.SJ(v, tol = 1e-10), error = function(e) NA)
+    sjd <- tryCatch(bw.SJ(vd, tol = 1e-10), error = function(e) NA)
+    nul <- function(b) if (is.na(b)) "null" else num(b)
+    obj(bw_nrd0 = num(bw.nrd0(v)), bw_nrd = num(bw.nrd(v)), bw_sj = nul(sj), bw_sj_tight = nul(sjt),
+        bw_sj_derounded = nul(sjd))
+  }
+  xd <- deround(x, resolution)
+  obj(name = str(name), x = vec(x), resolution = num(resolution), linear = one(x, xd), log = one(log(x), log(xd)))
+}
+set.seed(11)
+ties <- c(
+  tie_case("issue11_1000ms_x4_2001ms", c(1, 1, 1, 1, 2.001), 0.001),  # the issue's case, in s
+  tie_case("all_but_one_equal_100", c(rep(3, 99), 7), 1),
+  tie_case("few_distinct_300", sample(c(1, 2, 3, 5, 8), 300, replace = TRUE, prob = c(.1, .4, .3, .15, .05)), 1),
+  tie_case("whole_seconds_2000", round(rlnorm(2000, 3, 0.5)), 1),
+  tie_case("whole_ms_1000", round(rlnorm(1000, 0, 1), 3), 0.001),
+  tie_case("two_thirds_equal_200", sample(c(rep(20, 130), pmax(1, round(rlnorm(70, 3, 1))))), 1)
+)
+
 out <- paste0("{\"r_version\":", str(R.version.string), ",\n\"density\":[", paste(cases, collapse = ",\n"), "],\n\"km\":", km,
-              ",\n\"ml\":[", ml_case("julia_linux_test", job), ",\n", ml_case("nasa_3000", nasa_pos), "],\n\"ml_censored\":", cens, "}\n")
+              ",\n\"ml\":[", ml_case("julia_linux_test", job), ",\n", ml_case("nasa_3000", nasa_pos), "],\n\"ml_censored\":", cens,
+              ",\n\"ties\":[", paste(ties, collapse = ",\n"), "]}\n")
 writeLines(out, "reference.json")

@@ -190,6 +190,8 @@ func (d *Density) ksAdvice(k KS) string {
 		}
 	}
 	switch {
+	case d.Mixture != nil:
+		return fmt.Sprintf("the mixture of %d lognormals does not follow the data there: try more components (lognormal-mixture:K) or the kde method", len(d.Mixture.Components))
 	case d.Params != nil:
 		return fmt.Sprintf("the %s family does not follow the data there: try the kde method", d.Method)
 	case d.Method == "histogram":
@@ -328,6 +330,9 @@ func ksSteps(d *Density, x, y []float64, surv bool) KS {
 	if _, at := w.eval(H); math.Abs(at-prev) > k.D {
 		v := at - prev
 		k.D, k.Diff, k.At = math.Abs(v), v, H
+	}
+	if k.D < 1e-12 {
+		k.D, k.Diff = 0, 0 // float64 rounding of equal CDFs (one atom and nothing else)
 	}
 	// The stretch, on the grid: F̂(t) against F_n(t − δ/2), as above.
 	k.From, k.To = k.At, k.At

@@ -180,3 +180,28 @@ func TestByPoll(t *testing.T) {
 		t.Errorf("mean lag from ByPoll %v, Expect %v, want 1", lag/caught, e.MeanLag)
 	}
 }
+
+type atomUniformCDF struct{}
+
+// CDF is half a point mass at 1 s and half uniform on [0, 8 s].
+func (atomUniformCDF) CDF(t float64) float64 {
+	f := 0.5 * math.Max(0, math.Min(1, t/8))
+	if t >= 1 {
+		f += 0.5
+	}
+	return f
+}
+
+// TestExpectByPollAtom checks the lag moments of a poll interval holding
+// an atom: under half a point mass at 1 s and half uniform on [0, 8 s],
+// the poll at 2 s catches 0.5 + 2/16 = 0.625, with lag 0.5·1 + ∫₀² (2 −
+// t)/16 dt = 0.625 and lag² 0.5·1 + ∫₀² (2 − t)²/16 dt = 0.5 + 1/6.
+func TestExpectByPollAtom(t *testing.T) {
+	got, err := ExpectByPoll(MustParseSpec("every 2s until 6s"), atomUniformCDF{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := got[1]; !near(p.Caught, 0.625) || !near(p.Lag, 0.625) || !near(p.LagSq, 0.5+1.0/6) {
+		t.Errorf("poll at 2s = %+v, want caught 0.625, lag 0.625, lag² %.6f", p, 0.5+1.0/6)
+	}
+}

@@ -43,11 +43,12 @@ type section struct {
 	Ages      []time.Duration
 	Labels    []string
 	Schedules []optimize.Schedule // scored, the derived first
-	Lag       *lagCheck           // the derived schedule's expected and realised mean lag
 	// Omitted names the reference schedules that stop before the
 	// horizon: scored, their lag would be over the items they catch
 	// only, which flatters them.
 	Omitted []string
+	// Lag is the derived schedule's expected and realised mean lag.
+	Lag *lagCheck
 }
 
 // Run fits, derives and scores, and prints the plan.

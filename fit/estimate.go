@@ -127,7 +127,7 @@ func Estimate(s *Sample, opt Options) (*Density, error) {
 		d.warn("isj on binned input fits the lattice of the items spread over each bin (bandwidth %.3g); sj, the default for binned input, does not", d.Bandwidth)
 	}
 	if d.KM != nil {
-		k := kmDistance(d, d.KM, train.Len(), float64(d.N-d.Censored))
+		k := kmDistance(d, d.KM, rowsOf(train), float64(d.N-d.Censored))
 		d.KS = &k
 	} else {
 		k := KSDistance(d, train)

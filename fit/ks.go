@@ -45,8 +45,9 @@ type KS struct {
 	// KSMaxItems taken from a larger sample; with censoring, the settled
 	// ones among them.
 	N float64 `json:"n"`
-	// Rows is the number of items in the sample (rows; bins' spread items
-	// for binned input).
+	// Rows is the number of items in the sample: rows, or for weighted
+	// (binned) input their total weight rounded, the items the bins
+	// count.
 	Rows int `json:"rows"`
 	// DKW95 is the 95% band of sampling error, DKWBand(N, 0.05), set
 	// where the sample was not used in the fit (Density.HoldoutKS); 0
@@ -130,8 +131,16 @@ func KSDistance(d *Density, s *Sample) KS {
 	}
 	x, F, n := empiricalSteps(subsample(s, KSMaxItems))
 	k := ksSteps(d, x, F, false)
-	k.N, k.Rows = n, s.Len()
+	k.N, k.Rows = n, rowsOf(s)
 	return k
+}
+
+// rowsOf is KS.Rows of the sample.
+func rowsOf(s *Sample) int {
+	if s.Weights == nil {
+		return s.Len()
+	}
+	return int(math.Round(s.TotalWeight()))
 }
 
 // kmDistance is KSDistance on the Kaplan–Meier estimate km of the rows

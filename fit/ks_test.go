@@ -79,8 +79,15 @@ func TestKSMatchesR(t *testing.T) {
 			if math.Abs(got.D-c.D) > 2e-4 {
 				t.Errorf("KS distance = %.6f, want R's %.6f", got.D, c.D)
 			}
-			if got.Rows != len(c.X) {
-				t.Errorf("Rows = %d, want %d", got.Rows, len(c.X))
+			rows := float64(len(c.X)) // weighted: the weights' sum, rounded
+			if c.W != nil {
+				rows = 0
+				for _, w := range c.W {
+					rows += w
+				}
+			}
+			if got.Rows != int(math.Round(rows)) {
+				t.Errorf("Rows = %d, want %v", got.Rows, math.Round(rows))
 			}
 		})
 	}

@@ -40,6 +40,10 @@ type lagCheck struct {
 	// HeldOut is false when the rows scored on are the rows fitted
 	// (--in-sample, binned input): then Realised flatters the fit.
 	HeldOut bool `json:"held_out"`
+	// Binned is true for binned input, scored on its bins' items spread
+	// evenly over each bin: not raw times, so a gap beyond sampling error
+	// is not warned about (the spread is the binning's, not the fit's).
+	Binned bool `json:"binned,omitempty"`
 	// From and To bound the stretch of polls whose lags differ most from
 	// the expected ones in the gap's direction, seconds (the poll before
 	// the stretch, and its last poll); GapThere is what they add to the
@@ -67,8 +71,8 @@ const heavyCensoring = 0.2
 // score sc on items (scored with ScoreOptions.LagSE), and places and
 // explains a gap beyond lagSigmas standard errors; o are the settings the
 // schedule was solved with (optimize.Result.Options).
-func checkLag(d *fit.Density, r *optimize.Result, sc optimize.Score, items *optimize.Items, heldOut bool, o optimize.Options) lagCheck {
-	c := lagCheck{Expected: r.Expected.MeanLag, Realised: sc.MeanLag, RealisedSE: sc.MeanLagSE, Caught: sc.NCaught, HeldOut: heldOut}
+func checkLag(d *fit.Density, r *optimize.Result, sc optimize.Score, items *optimize.Items, heldOut, binned bool, o optimize.Options) lagCheck {
+	c := lagCheck{Expected: r.Expected.MeanLag, Realised: sc.MeanLag, RealisedSE: sc.MeanLagSE, Caught: sc.NCaught, HeldOut: heldOut, Binned: binned}
 	if !sc.HasData || r.Schedule.Jitter.Kind != optimize.NoJitter || c.Caught < 2 {
 		return c
 	}
@@ -92,7 +96,7 @@ func checkLag(d *fit.Density, r *optimize.Result, sc optimize.Score, items *opti
 		c.Z = gap / c.SE
 	}
 	c.From, c.To, c.GapThere = gapStretch(exp, items.ByPoll(r.Schedule), gap)
-	if !(math.Abs(gap) > lagSigmas*c.SE) {
+	if !(math.Abs(gap) > lagSigmas*c.SE) || binned {
 		return c
 	}
 	rows := "held-out rows"
@@ -190,7 +194,7 @@ func writeKSLine(w io.Writer, s *section) {
 	if d.KS == nil {
 		return
 	}
-	fmt.Fprintf(w, "   fit vs data: KS distance %.3g on the %d rows fitted", d.KS.D, d.KS.Rows)
+	fmt.Fprintf(w, "   fit vs data: KS distance %.3g on the %d rows fitted", d.KS.D, d.N)
 	if k := d.HoldoutKS; k != nil {
 		fmt.Fprintf(w, ", %.3g on the %d held out (95%% sampling band %.3g)", k.D, k.Rows, k.DKW95)
 	}
@@ -216,6 +220,9 @@ func writeLagCheck(w io.Writer, s *section) {
 	if c.SE > 0 {
 		fmt.Fprintf(w, ": %.1f standard errors (%s under the fit)", c.Z, formatSeconds(c.SE))
 	}
+	if c.Binned {
+		fmt.Fprint(w, "; on binned items spread over their bins, not raw times")
+	}
 	fmt.Fprintln(w)
 	if c.Warning != "" {
 		fmt.Fprintf(w, "warning: %s\n", c.Warning)
@@ -231,14 +238,16 @@ func formatCount(n float64) string {
 	return fmt.Sprintf("%.3g", n)
 }
 
-// scoreLag scores the derived schedule on items with its lag's standard
+// scoreLag scores the derived schedule on the test rows (the held-out
+// ones, or the rows fitted when they are the same) with its lag's standard
 // error, and checks it against the expectation (see checkLag).
-func scoreLag(d *fit.Density, r *optimize.Result, items *optimize.Items, heldOut bool, o optimize.Options, seed uint64) *lagCheck {
+func scoreLag(d *fit.Density, r *optimize.Result, test, train *fit.Sample, o optimize.Options, seed uint64) *lagCheck {
+	items := itemsOf(test)
 	if items == nil {
 		return nil
 	}
 	sc := optimize.ScoreSchedule(r.Schedule, items, optimize.ScoreOptions{Ages: []time.Duration{}, Seed: seed, LagSE: true})
-	c := checkLag(d, r, sc, items, heldOut, o)
+	c := checkLag(d, r, sc, items, test != train, test.Weights != nil, o)
 	return &c
 }
 

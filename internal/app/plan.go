@@ -238,7 +238,7 @@ func (p Plan) plan(segment string, sample *fit.Sample, model *fit.Dist, ages []t
 	}
 	sec.Schedules = scheds
 	if model == nil {
-		sec.Lag = scoreLag(d, der.Result, items, test != train, o, p.Seed)
+		sec.Lag = scoreLag(d, der.Result, test, train, o, p.Seed)
 	}
 	return sec, nil
 }

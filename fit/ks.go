@@ -75,13 +75,14 @@ func secs(t float64) string { return fmt.Sprintf("%.3gs", t) }
 // KSMaxItems is the largest sample whose distance is computed on every
 // item. A larger sample is compared on an evenly spread subsample of this
 // many items (runs of 8 consecutive items, see subsample): gathering,
-// sorting (by the floats' bits, a radix sort) and walking 2¹⁷ items takes
-// about 4 ms, against about 0.1 s for the fit of 10⁷ items itself (2¹⁸
-// took 12 ms). The subsample's distance differs from the full sample's by
-// at most DKWBand(KSMaxItems, α) = 0.0038 at α = 0.05 when the rows are in
-// an order unrelated to their times (TestKSSubsample); if they are sorted
-// by time, the subsample is closer still, within 8/KSMaxItems.
-const KSMaxItems = 1 << 17
+// sorting (by the floats' bits, a radix sort) and walking 2¹⁶ items takes
+// about 2 ms of CPU, 2–4 % of the default fit of 10⁶ or 10⁷ items
+// (docs/performance.md; 2¹⁷ cost 10 % at 10⁶). The subsample's distance
+// differs from the full sample's by at most DKWBand(KSMaxItems, α) =
+// 0.0053 at α = 0.05 when the rows are in an order unrelated to their
+// times (TestKSSubsample); if they are sorted by time, the subsample is
+// closer still, within 16/KSMaxItems (a run's items, and a run's share).
+const KSMaxItems = 1 << 16
 
 // KSWarnFloor is the least held-out distance warned about, whatever the
 // sample size: on 10⁶ held-out rows the DKW band is 0.0014, and a fit
@@ -129,7 +130,8 @@ func KSDistance(d *Density, s *Sample) KS {
 	if len(d.T) == 0 {
 		panic("fit: KSDistance: density has no grid")
 	}
-	x, F, n := empiricalSteps(subsample(s, KSMaxItems))
+	sub := subsample(s, KSMaxItems)
+	x, F, n := empiricalSteps(sub, sub != s)
 	k := ksSteps(d, x, F, false)
 	k.N, k.Rows = n, rowsOf(s)
 	return k
@@ -225,11 +227,9 @@ func subsample(s *Sample, m int) *Sample {
 	const run = subsampleRun
 	r := m / run
 	q, rem := n/r, n%r // ⌊j·n/r⌋ stepped without a division per run
-	gather := func(f func(dst, src int)) {
+	gather := func(dst, src []float64) {
 		for j, i, frac := 0, 0, 0; j < r; j++ {
-			for k := range run {
-				f(j*run+k, i+k)
-			}
+			copy(dst[j*run:(j+1)*run], src[i:])
 			i += q
 			if frac += rem; frac >= r {
 				frac -= r
@@ -238,14 +238,21 @@ func subsample(s *Sample, m int) *Sample {
 		}
 	}
 	out := &Sample{Times: make([]float64, r*run)}
-	gather(func(dst, src int) { out.Times[dst] = s.Times[src] })
-	if s.Censored != nil {
-		out.Censored = make([]bool, r*run)
-		gather(func(dst, src int) { out.Censored[dst] = s.Censored[src] })
-	}
+	gather(out.Times, s.Times)
 	if s.Weights != nil {
 		out.Weights = make([]float64, r*run)
-		gather(func(dst, src int) { out.Weights[dst] = s.Weights[src] })
+		gather(out.Weights, s.Weights)
+	}
+	if s.Censored != nil {
+		out.Censored = make([]bool, r*run)
+		for j, i, frac := 0, 0, 0; j < r; j++ {
+			copy(out.Censored[j*run:(j+1)*run], s.Censored[i:])
+			i += q
+			if frac += rem; frac >= r {
+				frac -= r
+				i++
+			}
+		}
 	}
 	return out
 }
@@ -257,17 +264,28 @@ const subsampleRun = 8
 // (1 − Kaplan–Meier with censoring): the distinct settle times x,
 // ascending, and F_n just after each, with the number of items it rests
 // on (the settled items' weight with censoring, all items' without).
-func empiricalSteps(s *Sample) (x, F []float64, n float64) {
+// With own, s.Times may be sorted in place (s is a copy).
+func empiricalSteps(s *Sample, own bool) (x, F []float64, n float64) {
+	if s.Len() == 0 {
+		return nil, nil, 0
+	}
 	if s.Weights == nil && s.Censored == nil {
-		x = slices.Clone(s.Times)
+		x = s.Times
+		if !own {
+			x = slices.Clone(s.Times)
+		}
 		for i, v := range x {
 			if v == 0 {
 				x[i] = 0 // −0 sorts last by its bits
 			}
 		}
-		x = radixSort(x, make([]float64, len(x)))
+		buf := make([]float64, len(x))
+		if sorted := radixSort(x, buf); &sorted[0] != &x[0] {
+			x, buf = sorted, x
+		}
+		// F_n after each distinct time, written into the free buffer.
 		m := len(x)
-		F = make([]float64, 0, m)
+		F = buf[:0]
 		j := 0
 		for i := 0; i < m; {
 			k := i
@@ -364,12 +382,17 @@ func ksSteps(d *Density, x, y []float64, surv bool) KS {
 // stepping along the grid instead of searching it for each time.
 type cdfWalk struct {
 	T, c  []float64 // the grid and the continuous part's CDF on it
+	slope []float64 // (c[i+1] − c[i]) / (T[i+1] − T[i])
 	atoms []Atom
 	i     int // T[i] ≤ the last time, or 0
 }
 
 func newCDFWalk(d *Density) *cdfWalk {
-	return &cdfWalk{T: d.T, c: d.continuous(), atoms: d.Atoms}
+	w := &cdfWalk{T: d.T, c: d.continuous(), atoms: d.Atoms, slope: make([]float64, len(d.T))}
+	for i := range len(w.T) - 1 {
+		w.slope[i] = (w.c[i+1] - w.c[i]) / (w.T[i+1] - w.T[i])
+	}
+	return w
 }
 
 // cont returns the continuous part's CDF at t ≥ 0, as Density.CDF
@@ -386,10 +409,7 @@ func (w *cdfWalk) cont(t float64) float64 {
 		w.i++
 	}
 	i := w.i
-	if T[i] == t {
-		return w.c[i]
-	}
-	return w.c[i] + (t-T[i])/(T[i+1]-T[i])*(w.c[i+1]-w.c[i])
+	return w.c[i] + (t-T[i])*w.slope[i]
 }
 
 // eval returns F̂(t−) and F̂(t) (Density.CDF): they differ by the point
@@ -411,22 +431,27 @@ func (w *cdfWalk) eval(t float64) (before, at float64) {
 }
 
 // radixSort sorts x, whose values are ≥ 0 and not −0, by their float
-// bits — for non-negative floats the bits order as the values — in
-// passes of 11 bits, least significant first (Knuth, TAOCP vol. 3,
-// §5.2.5), skipping passes whose digit is the same for every value. buf
-// is scratch space as long as x; it returns whichever of the two holds
-// the result. For 2¹⁸ values it takes about 3 ms, an eighth of
-// slices.Sort's time.
+// bits — for non-negative floats the bits order as the values. An LSD
+// radix sort (Knuth, TAOCP vol. 3, §5.2.5) on the top 32 bits (sign,
+// exponent and 20 bits of mantissa: values apart by more than a
+// millionth of themselves) in passes of 11 bits, skipping passes whose
+// digit is the same for every value, orders all but the values that close;
+// an insertion sort then finishes those, which sit side by side. buf is
+// scratch space as long as x; it returns whichever of the two holds the
+// result. For 2¹⁶ values it takes 0.6–1 ms, an eighth of slices.Sort's
+// time (BenchmarkRadixSort); below 2¹² values it calls slices.Sort.
 func radixSort(x, buf []float64) []float64 {
 	const bits = 11
 	const size = 1 << bits
-	const passes = (64 + bits - 1) / bits
-	if len(x) < 2 {
+	const low = 32 // the bits below are left to the insertion sort
+	const passes = (64 - low + bits - 1) / bits
+	if len(x) < 1<<12 {
+		slices.Sort(x) // the count tables would outweigh the sort
 		return x
 	}
 	var counts [passes][size]int
 	for _, v := range x {
-		k := math.Float64bits(v)
+		k := math.Float64bits(v) >> low
 		for p := range passes {
 			counts[p][(k>>(p*bits))&(size-1)]++
 		}
@@ -434,7 +459,8 @@ func radixSort(x, buf []float64) []float64 {
 	src, dst := x, buf
 	for p := range passes {
 		c := &counts[p]
-		if c[(math.Float64bits(x[0])>>(p*bits))&(size-1)] == len(x) {
+		shift := uint(low + p*bits)
+		if c[(math.Float64bits(x[0])>>shift)&(size-1)] == len(x) {
 			continue // one digit for all: the pass would not move anything
 		}
 		sum := 0
@@ -442,13 +468,17 @@ func radixSort(x, buf []float64) []float64 {
 			c[i] = sum
 			sum += n
 		}
-		shift := uint(p * bits)
 		for _, v := range src {
 			dg := (math.Float64bits(v) >> shift) & (size - 1)
 			dst[c[dg]] = v
 			c[dg]++
 		}
 		src, dst = dst, src
+	}
+	for i := 1; i < len(src); i++ {
+		for j := i; j > 0 && src[j] < src[j-1]; j-- {
+			src[j], src[j-1] = src[j-1], src[j]
+		}
 	}
 	return src
 }

@@ -161,9 +161,9 @@ func TestKSStretch(t *testing.T) {
 	}
 }
 
-// TestKSSubsample checks that above KSMaxItems the strided subsample's
-// distance is within its DKW band (α = 0.05) of the exact one, on
-// lognormal draws in random order.
+// TestKSSubsample checks that above KSMaxItems the subsample's distance is
+// within its DKW band (α = 0.05) of the exact one on lognormal draws in
+// random order, and within 16/KSMaxItems on the same draws sorted.
 func TestKSSubsample(t *testing.T) {
 	n := 3*KSMaxItems + 17
 	x := sampleOf(distuv.LogNormal{Mu: 1, Sigma: 0.8, Src: pcg(7)}, n, 0)
@@ -171,13 +171,18 @@ func TestKSSubsample(t *testing.T) {
 	d := dist.Density(0, 0)
 	s := &Sample{Times: x}
 	got := KSDistance(d, s)
-	xs, F, _ := empiricalSteps(s)
+	xs, F, _ := empiricalSteps(s, false)
 	exact := ksSteps(d, xs, F, false)
 	if got.N != float64(KSMaxItems) || got.Rows != n {
 		t.Errorf("N, Rows = %v, %d, want %d, %d", got.N, got.Rows, KSMaxItems, n)
 	}
 	if band := DKWBand(KSMaxItems, 0.05); math.Abs(got.D-exact.D) > band {
 		t.Errorf("subsample distance %.5f, exact %.5f: apart by more than the band %.5f", got.D, exact.D, band)
+	}
+	// Rows sorted by time: the runs are evenly spread over the ranks.
+	slices.Sort(x)
+	if got := KSDistance(d, s); math.Abs(got.D-exact.D) > 16.0/KSMaxItems {
+		t.Errorf("sorted rows: subsample distance %.6f, exact %.6f: apart by more than 16/%d", got.D, exact.D, KSMaxItems)
 	}
 }
 
@@ -203,7 +208,7 @@ func TestKSPathsAgree(t *testing.T) {
 		}
 	}
 	s := &Sample{Times: x}
-	xs, F, n := empiricalSteps(s)
+	xs, F, n := empiricalSteps(s, false)
 	km := NewKaplanMeier(s)
 	if n != float64(len(x)) || len(xs) != len(km.T) {
 		t.Fatalf("%d steps on %v items, KM has %d", len(xs), n, len(km.T))
@@ -276,10 +281,10 @@ func TestRadixSort(t *testing.T) {
 	}
 }
 
-// BenchmarkKSDistance times the distance of a fit from 10⁷ items (a
-// strided subsample of KSMaxItems) and from 10⁴.
+// BenchmarkKSDistance times the distance of a model from 10⁴ items, and
+// from 10⁶ and 10⁷ (a subsample of KSMaxItems).
 func BenchmarkKSDistance(b *testing.B) {
-	for _, n := range []int{10_000, 10_000_000} {
+	for _, n := range []int{10_000, 1_000_000, 10_000_000} {
 		s := &Sample{Times: sampleOf(distuv.LogNormal{Mu: 3, Sigma: 1, Src: pcg(1)}, n, 0)}
 		dist, _ := ParseDist("lognormal:mu=3,sigma=1")
 		d := dist.Density(0, 0)
@@ -293,8 +298,30 @@ func BenchmarkKSDistance(b *testing.B) {
 }
 
 func formatCount(n int) string {
-	if n >= 1_000_000 {
+	switch {
+	case n >= 10_000_000:
 		return "10M"
+	case n >= 1_000_000:
+		return "1M"
 	}
 	return "10k"
+}
+
+// BenchmarkRadixSort sorts KSMaxItems lognormal times by radixSort and,
+// for comparison, by slices.Sort.
+func BenchmarkRadixSort(b *testing.B) {
+	x := sampleOf(distuv.LogNormal{Mu: 3, Sigma: 1, Src: pcg(1)}, KSMaxItems, 0.001)
+	y, buf := make([]float64, len(x)), make([]float64, len(x))
+	b.Run("radix", func(b *testing.B) {
+		for b.Loop() {
+			copy(y, x)
+			radixSort(y, buf)
+		}
+	})
+	b.Run("slices.Sort", func(b *testing.B) {
+		for b.Loop() {
+			copy(y, x)
+			slices.Sort(y)
+		}
+	})
 }

@@ -150,7 +150,8 @@ func Plot(d *Density, s *Sample, path string, opt PlotOptions) error {
 	name := "data"
 	switch {
 	case s != nil && s.Len() > 0:
-		x, F, _ = empiricalSteps(subsample(s, KSMaxItems))
+		sub := subsample(s, KSMaxItems)
+		x, F, _ = empiricalSteps(sub, sub != s)
 		if s.CensoredCount() > 0 {
 			name = "data (Kaplan–Meier)"
 		}

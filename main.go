@@ -406,14 +406,15 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "fit",
 		Usage:     "estimate the settle-time distribution: density, CDF, survival, hazard, atoms, Kaplan–Meier",
-		UsageText: "pollfit fit --input FILE --column NAME [--method kde|histogram|lognormal|lognormal-mixture[:K]|…] [-o density.json]",
+		UsageText: "pollfit fit --input FILE --column NAME [--method kde|histogram|lognormal|lognormal-mixture[:K]|…] [--holdout 0.3] [--format json|csv] [-o density.json]",
 		Flags: flags(inputFlags(), fitFlags(""), []cli.Flag{
 			distFlag,
 			&cli.StringFlag{Name: "horizon", Usage: "last grid time: a duration such as 15m, or seconds; mass beyond it is the stuck share", DefaultText: "the largest time"},
-			&cli.Float64Flag{Name: "holdout", Usage: "share of rows held out to report the held-out log-likelihood"},
+			&cli.Float64Flag{Name: "holdout", Usage: "share of rows held out to report the held-out log-likelihood and Kolmogorov–Smirnov distance"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the held-out split"},
-			&cli.StringFlag{Name: "plot", Usage: "draw histogram, density, survival and hazard to `FILE`.png or .svg" + perSegmentPlot},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON to `FILE` (default stdout)"},
+			&cli.StringFlag{Name: "plot", Usage: "draw histogram, density, survival (with the data's) and hazard to `FILE`.png or .svg" + perSegmentPlot},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "json", Usage: "json (everything) or csv (the grid as one table: t_s, pdf_per_s, cdf, survival, hazard_per_s)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON or CSV to `FILE` (default stdout)"},
 		}),
 		Action: func(c *cli.Context) error {
 			in, err := inputOf(c, stderr, false)
@@ -438,6 +439,7 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 				Options: opt,
 				Dist:    c.String("dist"),
 				Plot:    c.String("plot"),
+				Format:  c.String("format"),
 				Out:     c.String("output"),
 			}.Run(stdout, stderr)
 		},

@@ -94,6 +94,13 @@ var cliCases = []struct {
 	{"compare_issue15_all_zero", "compare|-i|testdata/issue15_all_zero.csv|-c|c|--budget|10|--horizon|10s|--families|exp,fixed|-q", 0},
 	{"sweep_issue15_one_atom", "sweep|-i|testdata/issue15_one_atom.csv|-c|c|--budgets|5..20:2|--horizon|10s|--families|fixed|-q", 0},
 	{"evaluate_issue15_one_atom", "evaluate|-i|testdata/issue15_one_atom.csv|-c|c|-s|every 800ms until 10s|-s|every 1s until 10s|-s|every 1s until 3s|--format|json|-q", 0},
+	// Goodness of fit (issue 11): in-sample and held-out KS in the summary,
+	// the held-out one beyond its band warned about; the grid as CSV, with
+	// a segment column under --segment.
+	{"fit_holdout_latency", "fit|-i|fixtures/latency.csv|-c|Latency(ms)|--unit|ms|--holdout|0.3|-o|/dev/null", 0},
+	{"fit_csv", "fit|-i|fixtures/latency.csv|-c|Latency(ms)|--unit|ms|--grid|16|--format|csv|-q", 0},
+	{"fit_csv_segments", "fit|-i|fixtures/payments.csv|-c|settle_s|--segment|method|--grid|16|-f|csv|-q", 0},
+	{"fit_bad_format", "fit|-i|fixtures/payments.csv|-c|settle_s|--format|parquet", 2},
 }
 
 func TestCLIGolden(t *testing.T) {

@@ -20,10 +20,10 @@ import (
 // deadline and falls off, as items held up for a random delay after it
 // settle; Rate 0 spreads the mass evenly.
 type Atom struct {
-	T     float64 `json:"t"`
+	T     float64 `json:"t_s"`
 	Mass  float64 `json:"mass"`
-	Width float64 `json:"width,omitempty"`
-	Rate  float64 `json:"rate,omitempty"`
+	Width float64 `json:"width_s"`
+	Rate  float64 `json:"rate_per_s"`
 }
 
 // String describes the atom: "25.3% settle at 60s" for a point mass,
@@ -73,31 +73,43 @@ func (a Atom) PDF(t float64) float64 {
 	return a.Mass * -a.Rate * math.Exp(-a.Rate*(t-(a.T-a.Width))) / math.Expm1(-u)
 }
 
+// Grid is a distribution's functions on a grid of times: one table, every
+// column as long as T. In JSON it is an object of equal-length arrays
+// ("grid" of pollfit fit), which loads as a data frame (pandas
+// DataFrame(d["grid"]), R as.data.frame(d$grid)); the keys carry the units.
+type Grid struct {
+	T        []float64 `json:"t_s"`          // grid, seconds, ascending, T[0] = 0
+	PDFs     []float64 `json:"pdf_per_s"`    // density, 1/s: the continuous part and the spikes (not the point masses)
+	CDFs     []float64 `json:"cdf"`          // P(T ≤ t), every atom included
+	Survival []float64 `json:"survival"`     // 1 − CDF
+	Hazard   []float64 `json:"hazard_per_s"` // PDF / survival, 1/s
+}
+
 // Density is an estimated settle-time distribution on a grid of times.
 //
-// The distribution is a continuous part, given by PDF on the grid, plus
-// the Atoms; CDF and Survival on the grid include both. Mass that has not
-// settled by the last grid point (items still pending, censored past the
-// last settle, or settling later) is StuckShare = 1 − CDF(last grid
-// point). Hazard is PDF/Survival, per second. All times are seconds.
+// The distribution is a continuous part plus the Atoms: point masses
+// (Width 0) and spikes (Width > 0, mass spread over [T − Width, T] as
+// Atom.PDF says). CDF and Survival on the grid include all of them. PDF
+// holds the continuous part and the spikes' density over their spans —
+// what the CDF, and so the schedule solvers, see rising there — averaged
+// over each grid point's cell (halfway to its neighbours), so that the
+// trapezoid rule on the grid integrates a spike to its mass; a point mass
+// has no density and appears only in Atoms (and as a jump of the CDF, a
+// vertical line in the plot). Hazard is PDF/Survival, per second, spikes
+// included. Mass that has not settled by the last grid point (items still
+// pending, censored past the last settle, or settling later) is
+// StuckShare = 1 − CDF(last grid point). All times are seconds.
 //
 // The grid is uniform for the linear and reflect domains and geometric
 // after T[0] = 0 for the log domain and parametric fits, so that data
 // spanning decades get points in every decade.
 type Density struct {
-	T        []float64 `json:"t"`        // grid, seconds, ascending, T[0] = 0
-	PDFs     []float64 `json:"pdf"`      // density of the continuous part, 1/s
-	CDFs     []float64 `json:"cdf"`      // P(T ≤ t), atoms included
-	Survival []float64 `json:"survival"` // 1 − CDF
-	Hazard   []float64 `json:"hazard"`   // PDF / survival, 1/s
-
-	Atoms      []Atom  `json:"atoms"`
-	StuckShare float64 `json:"stuck_share"` // mass not settled by the last grid point
-	N          int     `json:"n"`           // items the estimate is based on (training rows with a holdout)
-	Censored   int     `json:"censored"`    // right-censored items among them
-	Method     string  `json:"method"`      // "kde", "histogram", "lognormal", …
-	Bandwidth  float64 `json:"bandwidth"`   // kernel bandwidth in the domain's units (ln s for log); 0 when none
+	Method     string  `json:"method"`    // "kde", "histogram", "lognormal", …
+	N          int     `json:"n"`         // items the estimate is based on (training rows with a holdout)
+	Censored   int     `json:"censored"`  // right-censored items among them
+	Bandwidth  float64 `json:"bandwidth"` // kernel bandwidth in the domain's units (ln s for log); 0 when none
 	Domain     string  `json:"domain,omitempty"`
+	StuckShare float64 `json:"stuck_share"` // mass not settled by the last grid point
 
 	// BandwidthRule is the rule that chose Bandwidth ("sj", "isj", …, or
 	// "fixed" for a given number).
@@ -111,13 +123,23 @@ type Density struct {
 	// components {"weight", "median_s", "mu", "sigma"} by median, the
 	// share that never settles, and BIC per K tried (see Mixture).
 	Mixture *Mixture `json:"mixture,omitempty"`
+
+	// KS is the Kolmogorov–Smirnov distance of the estimate from the rows
+	// it was fitted on (see KS; no sampling band: the fit was drawn
+	// towards them). Nil for a model given without data.
+	KS *KS `json:"ks,omitempty"`
+	// HoldoutKS is the distance from held-out rows, with its DKW95 band;
+	// nil without a holdout. See ScoreHoldout.
+	HoldoutKS *KS `json:"ks_holdout,omitempty"`
 	// HoldoutLogLik is the mean held-out log-likelihood per item, in
 	// log(1/s), over HoldoutN held-out items; see Options.Holdout.
 	HoldoutLogLik float64 `json:"holdout_loglik,omitempty"`
 	HoldoutN      int     `json:"holdout_n,omitempty"`
 
+	Warnings []string `json:"warnings"`
+	Atoms    []Atom   `json:"atoms"`
+	Grid     `json:"grid"`
 	KM       *KaplanMeier `json:"km,omitempty"`
-	Warnings []string     `json:"warnings"`
 
 	// contCDF is the CDF of the continuous part on T, computed on demand.
 	contCDF []float64
@@ -203,8 +225,9 @@ func (d *Density) Quantile(p float64) float64 {
 	return hi
 }
 
-// PDF returns the density of the continuous part at t, 1/s, interpolated
-// linearly between grid points; 0 outside the grid.
+// PDF returns the density at t, 1/s, interpolated linearly between grid
+// points (PDFs: the continuous part and the spikes); 0 outside the grid.
+// Point masses have no density: see Atoms.
 func (d *Density) PDF(t float64) float64 {
 	if t < 0 || t > d.Horizon() {
 		return 0
@@ -219,7 +242,8 @@ func (d *Density) PDF(t float64) float64 {
 
 // fill sets the grid T and evaluates the continuous part there: cont(t)
 // returns its density (1/s) and CDF (mass, not normalised); the atoms are
-// d.Atoms. It fills CDFs, Survival, Hazard and StuckShare.
+// d.Atoms, whose spikes it adds to PDFs (spikeDensity). It fills CDFs,
+// Survival, Hazard and StuckShare.
 func (d *Density) fill(T []float64, cont func(t float64) (pdf, cdf float64)) {
 	n := len(T)
 	d.T = T
@@ -236,6 +260,9 @@ func (d *Density) fill(T []float64, cont func(t float64) (pdf, cdf float64)) {
 		d.PDFs[i] = p
 		d.contCDF[i] = c
 	}
+	for i, p := range spikeDensity(T, d.Atoms) {
+		d.PDFs[i] += p
+	}
 	for i, t := range T {
 		d.CDFs[i] = math.Min(1, d.contCDF[i]+d.atomMass(t))
 		d.Survival[i] = 1 - d.CDFs[i]
@@ -247,6 +274,42 @@ func (d *Density) fill(T []float64, cont func(t float64) (pdf, cdf float64)) {
 	if d.StuckShare < 1e-12 {
 		d.StuckShare = 0
 	}
+}
+
+// spikeDensity returns the density of the spikes (atoms of Width > 0) on
+// the grid T, 1/s: at T[i], the spikes' mass over its cell, from halfway
+// to T[i−1] to halfway to T[i+1] (from T[0], to the last point, at the
+// ends), divided by the cell's length: the cell's mean of Atom.PDF. The
+// trapezoid rule's weight of T[i] is that length, so the trapezoid
+// integral of the result over the whole grid is the spikes' mass within
+// it, and over [T[a], T[b]] it is off by at most the mass in the half
+// cells at either end. A spike narrower than the grid step shows as its
+// mass spread over the cell.
+func spikeDensity(T []float64, atoms []Atom) []float64 {
+	var out []float64
+	n := len(T)
+	for _, a := range atoms {
+		if a.Width <= 0 {
+			continue
+		}
+		if out == nil {
+			out = make([]float64, n)
+		}
+		lo := sort.SearchFloat64s(T, a.T-a.Width)
+		for i := max(0, lo-1); i < n && (i == 0 || T[i-1] <= a.T); i++ {
+			left, right := T[i], T[i]
+			if i > 0 {
+				left = (T[i-1] + T[i]) / 2
+			}
+			if i < n-1 {
+				right = (T[i] + T[i+1]) / 2
+			}
+			if right > left {
+				out[i] += (a.CDF(right) - a.CDF(left)) / (right - left)
+			}
+		}
+	}
+	return out
 }
 
 // linGrid returns m points evenly spaced from 0 to h.

@@ -42,8 +42,9 @@ type Options struct {
 	// rule in atoms.go and keep them apart) or "off".
 	Atoms string
 	// Holdout, in [0, 1), is the share of rows held out: the estimate is
-	// fitted on the rest and Density.HoldoutLogLik reports the held-out
-	// log-likelihood. 0 means no holdout.
+	// fitted on the rest, and Density.HoldoutLogLik and HoldoutKS report
+	// the held-out log-likelihood and Kolmogorov–Smirnov distance (see
+	// Density.ScoreHoldout). 0 means no holdout.
 	Holdout float64
 	// Seed seeds the random holdout split (PCG); equal seeds give equal
 	// splits.
@@ -82,6 +83,9 @@ const maxFFT = 1 << 20
 // redistribution to the right), so the estimate's settled mass is
 // 1 − S_KM(last event); the rest is stuck. With Holdout, the split is
 // drawn first and the horizon default comes from the whole sample.
+// Density.KS is the Kolmogorov–Smirnov distance from the rows fitted
+// (from the Kaplan–Meier estimate of all of them with censoring, else as
+// KSDistance computes it).
 //
 // Errors: ErrNoRows for an empty sample, ErrOption for bad options, a
 // sample validation error, ErrBandwidth when the bandwidth rule has no
@@ -122,12 +126,15 @@ func Estimate(s *Sample, opt Options) (*Density, error) {
 	if s.Weights != nil && opt.Bandwidth == BandwidthISJ && d.BandwidthRule == BandwidthISJ {
 		d.warn("isj on binned input fits the lattice of the items spread over each bin (bandwidth %.3g); sj, the default for binned input, does not", d.Bandwidth)
 	}
+	if d.KM != nil {
+		k := kmDistance(d, d.KM, rowsOf(train), float64(d.N-d.Censored))
+		d.KS = &k
+	} else {
+		k := KSDistance(d, train)
+		d.KS = &k
+	}
 	if test != nil {
-		ll, floored := HoldoutLogLik(d, test)
-		d.HoldoutLogLik, d.HoldoutN = ll, test.Len()
-		if floored > 0 {
-			d.warn("%d held-out items had a density t·f(t) below %g (floored there)", floored, minLik)
-		}
+		d.ScoreHoldout(test)
 	}
 	return d, nil
 }

@@ -21,7 +21,7 @@ import (
 // at t_j, as in R's survival::survfit. StdErr is the standard error of
 // S(t) itself (survfit's summary()$std.err).
 type KaplanMeier struct {
-	T        []float64 `json:"t"`        // distinct event times, seconds
+	T        []float64 `json:"t_s"`      // distinct event times, seconds
 	Survival []float64 `json:"survival"` // S(t) just after T[j]
 	StdErr   []float64 `json:"std_err"`  // Greenwood standard error of Survival
 	AtRisk   []float64 `json:"n_risk"`   // n_j

@@ -25,14 +25,19 @@ type PlotOptions struct {
 }
 
 // Plot draws the estimate in three stacked panels — histogram of the
-// sample's settled times with the density, survival (with the
-// Kaplan–Meier steps when there is censoring) and hazard — and writes
-// them to path as PNG or SVG, chosen by its extension (.png, .svg). The
-// time axis is logarithmic when the grid spans more than two decades; the
-// density panel then shows t·f(t), the density of ln t, so that areas
-// still read as probabilities. s may be nil (no histogram). The file is
-// written to a temporary file and renamed, so readers never see a
-// partial plot. opt labels the figure (its zero value: no label).
+// sample's settled times with the density, survival with the data's
+// (1 − the empirical CDF, Kaplan–Meier with censoring, as steps under the
+// fitted curve, and the Kolmogorov–Smirnov distance between them in the
+// panel's title) and hazard — and writes them to path as PNG or SVG,
+// chosen by its extension (.png, .svg). The density and hazard include the
+// spikes (Density.PDFs), each also drawn by itself; point masses are
+// vertical lines the panel's height. The time axis is
+// logarithmic when the grid spans more than two decades; the density
+// panel then shows t·f(t), the density of ln t, so that areas still read
+// as probabilities. s may be nil (no histogram; the survival panel then
+// shows d.KM when there is one). The file is written to a temporary file
+// and renamed, so readers never see a partial plot. opt labels the figure
+// (its zero value: no label).
 func Plot(d *Density, s *Sample, path string, opt PlotOptions) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".png" && ext != ".svg" {
@@ -90,22 +95,34 @@ func Plot(d *Density, s *Sample, path string, opt PlotOptions) error {
 	if d.Mixture != nil {
 		addComponents(dens, d, xOf, logX)
 	}
-	// Atoms as vertical lines the height of the plot, spikes as their
-	// density over their stretch.
+	// Point masses as vertical lines the height of the plot. Spikes are in
+	// the estimate's density, and drawn by themselves too (see Atom), as
+	// mixture components are. The height is set without the spikes and
+	// narrow mixture components: a spike may be far taller, and is cut
+	// rather than squash the rest.
 	peak := 0.0
-	for _, p := range pdf {
-		if d.Mixture == nil || !narrowAt(d.Mixture, p.X) {
-			peak = max(peak, p.Y)
+	spikes := spikeDensity(d.T, d.Atoms)
+	for i, t := range d.T {
+		if !xOf(t) || (d.Mixture != nil && narrowAt(d.Mixture, t)) {
+			continue
 		}
+		y := d.PDFs[i]
+		if spikes != nil {
+			y -= spikes[i]
+		}
+		if logX {
+			y *= t
+		}
+		peak = max(peak, y)
 	}
 	top := max(peak, histMax)
 	for _, a := range d.Atoms {
 		if !xOf(a.T) {
 			continue
 		}
-		var xy plotter.XYs
+		xy := plotter.XYs{{X: a.T, Y: 0}, {X: a.T, Y: top}}
 		if a.Width > 0 {
-			// The spike's own density (see Atom), closed at its ends.
+			// The spike's own density, closed at its ends.
 			from := a.T - a.Width
 			xy = plotter.XYs{{X: from, Y: 0}}
 			for j := range 17 {
@@ -117,31 +134,41 @@ func Plot(d *Density, s *Sample, path string, opt PlotOptions) error {
 				xy = append(xy, plotter.XY{X: t, Y: h})
 			}
 			xy = append(xy, plotter.XY{X: a.T, Y: 0})
-		} else {
-			xy = plotter.XYs{{X: a.T, Y: 0}, {X: a.T, Y: top}}
 		}
 		addLine(dens, xy, color.RGBA{R: 120, B: 160, A: 255}, a.Kind()+" "+a.String())
 	}
 	if top > 0 {
-		dens.Y.Max = 1.05 * top // a spike's spread may be far taller: cut, not squash the curve
+		dens.Y.Max = 1.05 * top // cut a spike, not squash the curve
 	}
 
 	sp := plot.New()
 	sp.X.Label.Text = "settle time (s)"
 	sp.Y.Label.Text = "survival P(T > t)"
 	sp.Y.Min, sp.Y.Max = 0, 1
-	addLine(sp, surv, color.RGBA{B: 200, A: 255}, "estimate")
-	if d.KM != nil && len(d.KM.T) > 0 {
-		var km plotter.XYs
-		prev := 1.0
-		for i, t := range d.KM.T {
-			if xOf(t) {
-				km = append(km, plotter.XY{X: t, Y: prev}, plotter.XY{X: t, Y: d.KM.Survival[i]})
-			}
-			prev = d.KM.Survival[i]
+	// The data's survival first, so the estimate is drawn over it.
+	var x, F []float64
+	name := "data"
+	switch {
+	case s != nil && s.Len() > 0:
+		sub := subsample(s, KSMaxItems)
+		x, F, _ = empiricalSteps(sub, sub != s)
+		if s.CensoredCount() > 0 {
+			name = "data (Kaplan–Meier)"
 		}
-		addLine(sp, km, color.Gray{Y: 90}, "Kaplan–Meier")
+		k := KSDistance(d, s)
+		sp.Title.Text = "survival; Kolmogorov–Smirnov distance " + k.String()
+	case d.KM != nil:
+		x = d.KM.T
+		F = make([]float64, len(x))
+		for i, sv := range d.KM.Survival {
+			F[i] = 1 - sv
+		}
+		name = "Kaplan–Meier"
 	}
+	if l := addLine(sp, surviveSteps(x, F, xOf, d.Horizon()), color.Gray{Y: 150}, name); l != nil {
+		l.Width = vg.Points(3.5) // wider than the estimate, so it shows where they coincide
+	}
+	addLine(sp, surv, color.RGBA{B: 200, A: 255}, "estimate")
 
 	hp := plot.New()
 	hp.X.Label.Text = "settle time (s)"
@@ -240,19 +267,53 @@ func addComponents(p *plot.Plot, d *Density, xOf func(float64) bool, logX bool) 
 	}
 }
 
-func addLine(p *plot.Plot, xy plotter.XYs, c color.Color, name string) {
+// addLine adds a line named in the legend (unless name is ""); it returns
+// nil when there is nothing to draw.
+func addLine(p *plot.Plot, xy plotter.XYs, c color.Color, name string) *plotter.Line {
 	if len(xy) == 0 {
-		return
+		return nil
 	}
 	l, err := plotter.NewLine(xy)
 	if err != nil {
-		return // only NaN or Inf, which the grid does not hold
+		return nil // only NaN or Inf, which the grid does not hold
 	}
 	l.Color = c
 	l.Width = vg.Points(1.2)
 	p.Add(l)
-	p.Legend.Add(name, l)
+	if name != "" {
+		p.Legend.Add(name, l)
+	}
 	p.Legend.Top = true
+	return l
+}
+
+// plotSteps is the most steps surviveSteps draws.
+const plotSteps = 2000
+
+// surviveSteps returns the staircase of the survival 1 − F, F the
+// empirical CDF with jumps at x to F[j], from 0 to the horizon, thinned
+// to about plotSteps steps: a jump is drawn when F has risen by
+// 1/plotSteps since the last one drawn (a drawn step then covers the
+// skipped ones, which a plot could not show apart).
+func surviveSteps(x, F []float64, show func(float64) bool, horizon float64) plotter.XYs {
+	var xy plotter.XYs
+	prev := 0.0
+	for j, t := range x {
+		if t > horizon {
+			break
+		}
+		if F[j]-prev < 1.0/plotSteps && j < len(x)-1 && x[j+1] <= horizon {
+			continue
+		}
+		if show(t) {
+			xy = append(xy, plotter.XY{X: t, Y: 1 - prev}, plotter.XY{X: t, Y: 1 - F[j]})
+		}
+		prev = F[j]
+	}
+	if len(xy) > 0 {
+		xy = append(xy, plotter.XY{X: horizon, Y: 1 - prev})
+	}
+	return xy
 }
 
 // histogram bins the settled times within the grid (log-spaced bins on a

@@ -36,6 +36,62 @@ type Expectation struct {
 // made; o.Horizon zero means the schedule's own horizon. The other
 // fields of o are ignored. It panics if s is invalid.
 func Expect(s Schedule, d Distribution, o Options) (Expectation, error) {
+	md, polls, err := expectModel(s, d, o)
+	if err != nil {
+		return Expectation{}, err
+	}
+	return md.expect(polls), nil
+}
+
+// ExpectByPoll returns what each poll of the unjittered schedule s does
+// under d, as Expect computes it (see PollShare; polls after the horizon
+// are left out). It panics if s is invalid.
+func ExpectByPoll(s Schedule, d Distribution, o Options) ([]PollShare, error) {
+	md, polls, err := expectModel(s, d, o)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PollShare, len(polls))
+	var prevT, prevF, prevG float64
+	for i, p := range polls {
+		t := p.Seconds()
+		f, g := md.at(t)
+		out[i] = PollShare{At: p, Caught: f - prevF, Lag: g - prevG - (t-prevT)*prevF, LagSq: md.lagSq(prevT, t, i == 0)}
+		prevT, prevF, prevG = t, f, g
+	}
+	return out, nil
+}
+
+// lagSq returns E[(p − T)²; a < T ≤ p] on the model, ∫ (p − t)² dF(t)
+// over (a, p] ([0, p] when first): in each grid cell F rises linearly
+// (slope s: s·((p − l)³ − (p − r)³)/3 over [l, r]) and jumps at grid
+// points (jump·(p − t_k)²).
+func (md *model) lagSq(a, p float64, first bool) float64 {
+	if p < a {
+		return 0
+	}
+	var s float64
+	if first {
+		s = p * p * md.F[0] // the items settled at 0
+	}
+	cube := func(x float64) float64 { return x * x * x }
+	for k := max(0, int(math.Floor(a/md.res+1e-9))); k < md.n()-1; k++ {
+		l, r := md.t[k], md.t[k+1]
+		if lo, hi := math.Max(l, a), math.Min(r, p); hi > lo {
+			s += (md.Fm[k+1] - md.F[k]) / md.res * (cube(p-lo) - cube(p-hi)) / 3
+		}
+		if r > p {
+			break
+		}
+		if r > a {
+			s += (p - r) * (p - r) * (md.F[k+1] - md.Fm[k+1])
+		}
+	}
+	return s
+}
+
+// expectModel is the model and the poll times Expect evaluates.
+func expectModel(s Schedule, d Distribution, o Options) (*model, []time.Duration, error) {
 	polls := s.Polls()
 	h := o.Horizon
 	if h == 0 {
@@ -46,20 +102,20 @@ func Expect(s Schedule, d Distribution, o Options) (Expectation, error) {
 		res = ResolutionFor(h)
 	}
 	if h < 0 || res < 0 {
-		return Expectation{}, fmt.Errorf("%w: horizon and resolution must not be negative", ErrOptions)
+		return nil, nil, fmt.Errorf("%w: horizon and resolution must not be negative", ErrOptions)
 	}
 	for len(polls) > 0 && polls[len(polls)-1] > h {
 		polls = polls[:len(polls)-1]
 	}
 	cells := (h + res - 1) / res // grid covering the horizon
 	if cells > maxGridPoints {
-		return Expectation{}, fmt.Errorf("%w: horizon %s at resolution %s makes more than %d grid points", ErrOptions, FormatDuration(h), FormatDuration(res), maxGridPoints)
+		return nil, nil, fmt.Errorf("%w: horizon %s at resolution %s makes more than %d grid points", ErrOptions, FormatDuration(h), FormatDuration(res), maxGridPoints)
 	}
 	md, err := newModel(d, cells*res, res)
 	if err != nil {
-		return Expectation{}, err
+		return nil, nil, err
 	}
-	return md.expect(polls), nil
+	return md, polls, nil
 }
 
 // expect evaluates poll times (increasing, within the model) exactly on

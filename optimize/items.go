@@ -23,6 +23,7 @@ type Items struct {
 	t        []float64 // settle times of settled items, seconds, ascending
 	cumW     []float64 // cumW[i] = Σ weight of t[:i]
 	cumWT    []float64 // cumWT[i] = Σ weight·time of t[:i]
+	cumN     []float64 // cumN[i] = Σ given weight of t[:i], before redistribution (items; nil: cumW)
 	pending  float64   // weight of items never observed to settle
 	total    float64   // all weight
 	n        int       // rows given, censored included
@@ -43,6 +44,7 @@ func NewItems(settle []float64, censored []bool, weight []float64) *Items {
 	type row struct {
 		t    float64
 		w    float64
+		base float64 // the weight given: items the row stands for
 		cens bool
 	}
 	hasCens := false
@@ -79,6 +81,7 @@ func NewItems(settle []float64, censored []bool, weight []float64) *Items {
 		if weight != nil {
 			rows[i].w = weight[i]
 		}
+		rows[i].base = rows[i].w
 		if censored != nil {
 			rows[i].cens = censored[i]
 		}
@@ -108,6 +111,7 @@ func NewItems(settle []float64, censored []bool, weight []float64) *Items {
 	it.t = make([]float64, 0, n-it.censored)
 	it.cumW = make([]float64, 1, n-it.censored+1)
 	it.cumWT = make([]float64, 1, n-it.censored+1)
+	it.cumN = make([]float64, 1, n-it.censored+1)
 	for _, r := range rows {
 		it.total += r.w
 		if r.cens {
@@ -117,6 +121,7 @@ func NewItems(settle []float64, censored []bool, weight []float64) *Items {
 		it.t = append(it.t, r.t)
 		it.cumW = append(it.cumW, it.cumW[len(it.cumW)-1]+r.w)
 		it.cumWT = append(it.cumWT, it.cumWT[len(it.cumWT)-1]+r.w*r.t)
+		it.cumN = append(it.cumN, it.cumN[len(it.cumN)-1]+r.base)
 	}
 	return it
 }

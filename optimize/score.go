@@ -15,6 +15,9 @@ type ScoreOptions struct {
 	Ages  []time.Duration // count polls made by each of these ages; nil means DefaultAges
 	Draws int             // Monte Carlo draws for jittered schedules; 0 means DefaultDraws
 	Seed  uint64          // seed of the draws
+	// LagSE asks for Score.MeanLagSE, which takes one more pass over the
+	// caught items per draw (O(n), where the rest of Score is O(log n)).
+	LagSE bool
 }
 
 // DefaultDraws is the number of Monte Carlo draws for a jittered schedule.
@@ -45,6 +48,20 @@ type Score struct {
 	Draws      int     // Monte Carlo draws; 0 for an unjittered schedule
 	MeanLagCI  float64 // jittered: 95% CI half-width of MeanLag
 	MeanPollCI float64 // jittered: 95% CI half-width of MeanPolls
+	// MeanLagSE (with ScoreOptions.LagSE) is the standard error of
+	// MeanLag as an estimate of the mean lag of items like these: the
+	// standard deviation of the caught items' lags (weighted; pooled over
+	// the draws when jittered) over the square root of the number caught,
+	// counted in items as given (rows, or the counts of binned input),
+	// before censored items' weight is redistributed:
+	//
+	//	SE = sd(lag) / sqrt(n caught)
+	//
+	// Seconds; 0 when fewer than 2 items are caught.
+	MeanLagSE float64
+	// NCaught is the number of items caught, counted as for MeanLagSE
+	// (mean over draws when jittered); set with MeanLagSE.
+	NCaught float64
 }
 
 // ScoreSchedule scores s on the items (nil items: only the figures that
@@ -118,12 +135,88 @@ func ScoreSchedule(s Schedule, items *Items, opt ScoreOptions) Score {
 		sc.MeanLagCI = ci95(lags)
 		sc.MeanPollCI = ci95(polls)
 	}
+	if opt.LagSE && caught > 0 {
+		var ss, nc float64
+		for _, seq := range seqs {
+			s2, n := items.lagSpread(seq, sc.MeanLag)
+			ss += s2
+			nc += n
+		}
+		sc.NCaught = nc / float64(draws)
+		if sc.NCaught >= 2 {
+			sd := math.Sqrt(ss / caught * sc.NCaught / (sc.NCaught - 1))
+			sc.MeanLagSE = sd / math.Sqrt(sc.NCaught)
+		}
+	}
 	return sc
 }
 
 // roundNanos rounds seconds to the nanosecond, the resolution of poll
 // times: a lag of 4 s − 3.2 s is 0.8, not 0.7999999999999998.
 func roundNanos(x float64) float64 { return math.Round(x*1e9) / 1e9 }
+
+// lagSpread returns Σ w·(lag − mean)² over the items the poll times seq
+// catch, and how many items they are (given weights, before
+// redistribution).
+func (it *Items) lagSpread(seq []float64, mean float64) (ss, n float64) {
+	lo := 0
+	for _, p := range seq {
+		hi := it.firstAbove(p)
+		for i := lo; i < hi; i++ {
+			d := p - it.t[i] - mean
+			ss += (it.cumW[i+1] - it.cumW[i]) * d * d
+		}
+		lo = hi
+	}
+	cumN := it.cumN
+	if cumN == nil {
+		cumN = it.cumW
+	}
+	return ss, cumN[lo]
+}
+
+// PollShare is what one poll of a schedule does, on items (Items.ByPoll)
+// or in expectation (ExpectByPoll): Caught is the share of all items it is
+// the first to see settled, Lag their lag and LagSq their squared lag
+// summed over all items (seconds and s² per item), so that over the polls
+// Σ Lag / Σ Caught is the mean lag of the items caught and
+// Σ LagSq / Σ Caught − mean² its variance. Comparing the two per poll
+// shows which polls a gap between a schedule's expected and realised lag
+// comes from.
+type PollShare struct {
+	At     time.Duration
+	Caught float64
+	Lag    float64
+	LagSq  float64
+}
+
+// ByPoll returns what each poll of the unjittered schedule s does on the
+// items (see PollShare), in one pass over the items caught. It panics if s
+// is jittered: its polls differ from draw to draw.
+func (it *Items) ByPoll(s Schedule) []PollShare {
+	if s.Jitter.Kind != NoJitter {
+		panic("optimize: Items.ByPoll: jittered schedule")
+	}
+	polls := s.Polls()
+	out := make([]PollShare, len(polls))
+	lo := 0
+	for i, p := range polls {
+		t := p.Seconds()
+		hi := it.firstAbove(t)
+		out[i].At = p
+		if hi > lo && it.total > 0 {
+			w := it.weightIn(lo, hi)
+			out[i].Caught = w / it.total
+			out[i].Lag = (t*w - (it.cumWT[hi] - it.cumWT[lo])) / it.total
+			for j := lo; j < hi; j++ {
+				out[i].LagSq += (it.cumW[j+1] - it.cumW[j]) * (t - it.t[j]) * (t - it.t[j])
+			}
+			out[i].LagSq /= it.total
+		}
+		lo = hi
+	}
+	return out
+}
 
 // drawRand returns the source of draw d of a jittered schedule, nil for
 // an unjittered one. Each draw has its own stream, so draw d uses the same

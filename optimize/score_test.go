@@ -108,3 +108,100 @@ func TestJitterMonteCarlo(t *testing.T) {
 type fixedRand float64
 
 func (f fixedRand) Float64() float64 { return float64(f) }
+
+// TestMeanLagSE works the standard error out by hand for the cases of
+// TestScoreByHand (every 2s until 6s):
+//   - plain: lags 0, 1.5, 1.5, 0 of 4 caught, mean 0.75; sample sd
+//     sqrt(4·0.75²/3) = 0.8660, SE = 0.8660/2 = 0.4330;
+//   - weighted: lags 1.5 (weight 3) and 0 (weight 1), 4 items, mean 1.125;
+//     Σw(lag − mean)² = 3·0.375² + 1.125² = 1.6875, sd = sqrt(1.6875/3) =
+//     0.75, SE = 0.75/2 = 0.375;
+//   - censored: lags 1 and 1 (items at 1 and 5; the censored one at 3
+//     hands its weight on but is not caught): SE 0 on 2 items.
+func TestMeanLagSE(t *testing.T) {
+	every2 := MustParseSpec("every 2s until 6s")
+	for _, c := range []struct {
+		name           string
+		settle         []float64
+		censored       []bool
+		weight         []float64
+		wantSE, wantNC float64
+	}{
+		{"plain", []float64{0, 0.5, 2.5, 4, 10}, nil, nil, math.Sqrt(0.75) / 2, 4},
+		{"weighted", []float64{0.5, 2}, nil, []float64{3, 1}, 0.375, 4},
+		{"censored", []float64{1, 3, 5}, []bool{false, true, false}, nil, 0, 2},
+	} {
+		got := ScoreSchedule(every2, NewItems(c.settle, c.censored, c.weight), ScoreOptions{LagSE: true})
+		if !near(got.MeanLagSE, c.wantSE) || got.NCaught != c.wantNC {
+			t.Errorf("%s: MeanLagSE, NCaught = %v, %v, want %v, %v", c.name, got.MeanLagSE, got.NCaught, c.wantSE, c.wantNC)
+		}
+	}
+}
+
+type uniformCDF struct{ max float64 }
+
+func (u uniformCDF) CDF(t float64) float64 { return math.Max(0, math.Min(1, t/u.max)) }
+
+// TestByPoll checks what each poll does, by hand: on the plain items of
+// TestScoreByHand (every 2s until 6s: polls 0, 2, 4, 6; items 0, 0.5,
+// 2.5, 4, 10), poll 0 catches the item at 0 (share 1/5, lag 0), poll 2 the
+// one at 0.5 (1/5, lag 1.5/5, lag² 2.25/5), poll 4 those at 2.5 and 4
+// (2/5, lag 1.5/5, lag² 2.25/5), poll 6 none; under the uniform
+// distribution on [0, 8 s], each poll after the first catches 1/4 with lag
+// ∫₀² (2 − t)/8 dt = 1/4 and lag² ∫₀² (2 − t)²/8 dt = 1/3, and the sums
+// give Expect's mean lag, 1 s.
+func TestByPoll(t *testing.T) {
+	every2 := MustParseSpec("every 2s until 6s")
+	got := NewItems([]float64{0, 0.5, 2.5, 4, 10}, nil, nil).ByPoll(every2)
+	want := []PollShare{{0, 0.2, 0, 0}, {2 * time.Second, 0.2, 0.3, 0.45}, {4 * time.Second, 0.4, 0.3, 0.45}, {6 * time.Second, 0, 0, 0}}
+	for i := range want {
+		if got[i].At != want[i].At || !near(got[i].Caught, want[i].Caught) || !near(got[i].Lag, want[i].Lag) || !near(got[i].LagSq, want[i].LagSq) {
+			t.Errorf("items: poll %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	exp, err := ExpectByPoll(every2, uniformCDF{8}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := Expect(every2, uniformCDF{8}, Options{})
+	var caught, lag float64
+	for i, p := range exp {
+		wc, wl, wsq := 0.25, 0.25, 1.0/3
+		if i == 0 {
+			wc, wl, wsq = 0, 0, 0
+		}
+		if !near(p.Caught, wc) || !near(p.Lag, wl) || !near(p.LagSq, wsq) {
+			t.Errorf("expected: poll %d = %+v, want caught %v, lag %v, lag² %v", i, p, wc, wl, wsq)
+		}
+		caught += p.Caught
+		lag += p.Lag
+	}
+	if !near(lag/caught, 1) || !near(e.MeanLag, lag/caught) {
+		t.Errorf("mean lag from ByPoll %v, Expect %v, want 1", lag/caught, e.MeanLag)
+	}
+}
+
+type atomUniformCDF struct{}
+
+// CDF is half a point mass at 1 s and half uniform on [0, 8 s].
+func (atomUniformCDF) CDF(t float64) float64 {
+	f := 0.5 * math.Max(0, math.Min(1, t/8))
+	if t >= 1 {
+		f += 0.5
+	}
+	return f
+}
+
+// TestExpectByPollAtom checks the lag moments of a poll interval holding
+// an atom: under half a point mass at 1 s and half uniform on [0, 8 s],
+// the poll at 2 s catches 0.5 + 2/16 = 0.625, with lag 0.5·1 + ∫₀² (2 −
+// t)/16 dt = 0.625 and lag² 0.5·1 + ∫₀² (2 − t)²/16 dt = 0.5 + 1/6.
+func TestExpectByPollAtom(t *testing.T) {
+	got, err := ExpectByPoll(MustParseSpec("every 2s until 6s"), atomUniformCDF{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := got[1]; !near(p.Caught, 0.625) || !near(p.Lag, 0.625) || !near(p.LagSq, 0.5+1.0/6) {
+		t.Errorf("poll at 2s = %+v, want caught 0.625, lag 0.625, lag² %.6f", p, 0.5+1.0/6)
+	}
+}

@@ -1,11 +1,15 @@
 package app
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
+	"strconv"
 
 	"github.com/pollfit/pollfit/export"
 	"github.com/pollfit/pollfit/fit"
@@ -19,6 +23,7 @@ type Fit struct {
 	Options fit.Options
 	Dist    string // a parametric model given directly instead of data
 	Plot    string // plot file, or "" (one per segment: see plotPaths)
+	Format  string // json (the default when empty) or csv
 	Out     string
 }
 
@@ -30,9 +35,15 @@ type fitJSON struct {
 	Segments map[string]*fit.Density `json:"segments,omitempty"`
 }
 
-// Run estimates the distribution and writes it as JSON.
+// Run estimates the distribution and writes it as JSON or CSV.
 func (f Fit) Run(stdout, stderr io.Writer) error {
 	if err := checkOutputs(f.Out, f.Plot); err != nil {
+		return err
+	}
+	if f.Format == "" {
+		f.Format = "json"
+	}
+	if err := checkFormat(f.Format, "json", "csv"); err != nil {
 		return err
 	}
 	if err := f.Options.Check(); err != nil {
@@ -112,12 +123,69 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "%s; ", d.Mixture)
 		}
 		fmt.Fprintf(stderr, "stuck share %.3g", d.StuckShare)
+		if d.KS != nil {
+			fmt.Fprintf(stderr, ", KS %.3g at %.3gs", d.KS.D, d.KS.At)
+		}
 		if d.HoldoutN > 0 {
 			fmt.Fprintf(stderr, ", held-out log-likelihood %.4f per row (%d rows)", d.HoldoutLogLik, d.HoldoutN)
 		}
+		if k := d.HoldoutKS; k != nil {
+			fmt.Fprintf(stderr, ", held-out KS %.3g (95%% band %.3g)", k.D, k.DKW95)
+		}
 		fmt.Fprintln(stderr)
+		for _, w := range d.Warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
+	}
+	if f.Format == "csv" {
+		return outfile.Write(f.Out, stdout, func(w io.Writer) error { return writeGridCSV(w, out) })
 	}
 	return outfile.Write(f.Out, stdout, func(w io.Writer) error { return report.JSON(w, out) })
+}
+
+// gridColumns are the columns of fit --format csv, as the JSON's grid
+// names them: time, density, CDF, survival, hazard, units in the names.
+var gridColumns = []string{"t_s", "pdf_per_s", "cdf", "survival", "hazard_per_s"}
+
+// writeGridCSV writes the density's grid as one tidy table (one row per
+// grid point); with segments, a first column segment names the overall fit
+// "all" (export.AllSegment) and each segment's rows follow, by name.
+func writeGridCSV(w io.Writer, out fitJSON) error {
+	cw := csv.NewWriter(w)
+	head := gridColumns
+	names := slices.Sorted(maps.Keys(out.Segments))
+	if len(names) > 0 {
+		head = append([]string{"segment"}, gridColumns...)
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	table := func(seg string, d *fit.Density) error {
+		row := make([]string, 0, len(head))
+		for i := range d.T {
+			row = row[:0]
+			if len(names) > 0 {
+				row = append(row, seg)
+			}
+			for _, v := range []float64{d.T[i], d.PDFs[i], d.CDFs[i], d.Survival[i], d.Hazard[i]} {
+				row = append(row, strconv.FormatFloat(v, 'g', -1, 64))
+			}
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := table(export.AllSegment, out.Density); err != nil {
+		return err
+	}
+	for _, n := range names {
+		if err := table(n, out.Segments[n]); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 // fitError turns estimation errors about the options into usage errors.
@@ -140,7 +208,13 @@ func readDensity(path string) (*fit.Density, error) {
 	}
 	n := len(d.T)
 	if n < 2 || len(d.PDFs) != n || len(d.CDFs) != n {
-		return nil, fmt.Errorf("%s: not a density written by pollfit fit: want arrays t, pdf and cdf of equal length ≥ 2", path)
+		var old struct {
+			T []float64 `json:"t"`
+		}
+		if json.Unmarshal(b, &old) == nil && len(old.T) > 0 {
+			return nil, fmt.Errorf("%s: a density in the layout of an older pollfit (arrays t, pdf, cdf at the top level): run pollfit fit again", path)
+		}
+		return nil, fmt.Errorf("%s: not a density written by pollfit fit: want a grid with t_s, pdf_per_s and cdf of equal length ≥ 2", path)
 	}
 	for i := 1; i < n; i++ {
 		if !(d.T[i] > d.T[i-1]) || d.CDFs[i] < d.CDFs[i-1] {

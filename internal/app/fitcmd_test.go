@@ -1,6 +1,14 @@
 package app
 
 import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pollfit/pollfit/fit"
@@ -21,5 +29,109 @@ func TestCountAtoms(t *testing.T) {
 		if got := countAtoms(c.atoms); got != c.want {
 			t.Errorf("countAtoms(%v) = %q, want %q", c.atoms, got, c.want)
 		}
+	}
+}
+
+// TestFitOutputTables (issue 11): fit's JSON holds its tables as objects
+// of equal-length columns (grid, km) and lists of records (atoms), so each
+// loads as a data frame; readDensity (optimize --density) reads it back;
+// --format csv writes the grid as one table, with a segment column under
+// --segment.
+func TestFitOutputTables(t *testing.T) {
+	in := Input{Paths: []string{"../../fixtures/payments.csv"}, Quiet: true, MinSegmentRows: 200,
+		Read: fit.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}, Segment: "method"}}
+	path := filepath.Join(t.TempDir(), "density.json")
+	if err := (Fit{Input: in, Options: fit.Options{Holdout: 0.3, Seed: 1}, Out: path}).Run(io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	checkTables := func(name string, d map[string]any) {
+		t.Helper()
+		for _, key := range []string{"grid", "km"} {
+			table, ok := d[key].(map[string]any)
+			if !ok {
+				t.Fatalf("%s: %s is %T, want an object of columns", name, key, d[key])
+			}
+			n := -1
+			for col, v := range table {
+				arr, ok := v.([]any)
+				if !ok || (n >= 0 && len(arr) != n) {
+					t.Errorf("%s: %s.%s has %d values, want every column as long (%d)", name, key, col, len(arr), n)
+				}
+				n = len(arr)
+			}
+		}
+		grid := d["grid"].(map[string]any)
+		for _, col := range gridColumns {
+			if _, ok := grid[col]; !ok {
+				t.Errorf("%s: grid has no column %s", name, col)
+			}
+		}
+		atoms, ok := d["atoms"].([]any)
+		if !ok {
+			t.Fatalf("%s: atoms is %T, want a list of records", name, d["atoms"])
+		}
+		for _, a := range atoms {
+			r := a.(map[string]any)
+			if _, ok := r["t_s"]; !ok || r["width_s"] == nil || r["mass"] == nil {
+				t.Errorf("%s: atom %v, want t_s, mass and width_s", name, r)
+			}
+		}
+		for _, key := range []string{"ks", "ks_holdout"} {
+			if _, ok := d[key].(map[string]any); !ok {
+				t.Errorf("%s: no %s", name, key)
+			}
+		}
+	}
+	checkTables("all", doc)
+	segs := doc["segments"].(map[string]any)
+	if len(segs) != 4 {
+		t.Errorf("%d segments, want 4 (wallet, momo, card, bank)", len(segs))
+	}
+	for name, s := range segs {
+		checkTables(name, s.(map[string]any))
+	}
+	d, err := readDensity(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.T) != fit.DefaultGrid || len(d.PDFs) != len(d.T) || d.HoldoutKS == nil || len(d.Atoms) == 0 {
+		t.Errorf("readDensity: %d grid points, %d pdf, holdout KS %v, atoms %v", len(d.T), len(d.PDFs), d.HoldoutKS, d.Atoms)
+	}
+
+	var out bytes.Buffer
+	if err := (Fit{Input: in, Options: fit.Options{Grid: 16}, Format: "csv"}).Run(&out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&out).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := append([]string{"segment"}, gridColumns...); !slices.Equal(rows[0], want) {
+		t.Errorf("CSV header %v, want %v", rows[0], want)
+	}
+	count := map[string]int{}
+	for _, r := range rows[1:] {
+		count[r[0]]++
+	}
+	if len(rows) != 1+5*16 || count["all"] != 16 || count["momo"] != 16 {
+		t.Errorf("CSV: %d rows, per segment %v; want 16 for all and each of 4 segments", len(rows)-1, count)
+	}
+}
+
+// TestReadDensityOldLayout: a density written before the grid moved into
+// its own object is refused with what to do.
+func TestReadDensityOldLayout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.json")
+	os.WriteFile(path, []byte(`{"t":[0,1,2],"pdf":[0,1,0],"cdf":[0,0.5,1]}`), 0o644)
+	if _, err := readDensity(path); err == nil || !strings.Contains(err.Error(), "run pollfit fit again") {
+		t.Errorf("readDensity(old layout) error = %v, want one saying to run pollfit fit again", err)
 	}
 }

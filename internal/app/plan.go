@@ -47,6 +47,8 @@ type section struct {
 	// horizon: scored, their lag would be over the items they catch
 	// only, which flatters them.
 	Omitted []string
+	// Lag is the derived schedule's expected and realised mean lag.
+	Lag *lagCheck
 }
 
 // Run fits, derives and scores, and prints the plan.
@@ -197,6 +199,9 @@ func (p Plan) plan(segment string, sample *fit.Sample, model *fit.Dist, ages []t
 		if d, err = fit.Estimate(train, fo); err != nil {
 			return nil, err
 		}
+		if test != train {
+			d.ScoreHoldout(test)
+		}
 		dist = d
 	}
 	der, err := sv.solve(dist, true)
@@ -232,6 +237,9 @@ func (p Plan) plan(segment string, sample *fit.Sample, model *fit.Dist, ages []t
 		sec.Rows = append(sec.Rows, report.NewRow(optimize.ScoreSchedule(s, items, opt), labels, nil))
 	}
 	sec.Schedules = scheds
+	if model == nil {
+		sec.Lag = scoreLag(d, der.Result, test, train, o, p.Seed)
+	}
 	return sec, nil
 }
 
@@ -275,6 +283,7 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 		}
 	}
 	fmt.Fprintf(w, "; stuck share %.1f%%\n", 100*d.StuckShare)
+	writeKSLine(w, s)
 	if d.Mixture != nil {
 		fmt.Fprintf(w, "   %s\n", d.Mixture)
 	}
@@ -293,6 +302,7 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 	}
 	fmt.Fprintf(w, "expected: mean lag %s, %d stuck polls, %.3g mean polls, caught %.1f%%\n",
 		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught)
+	writeLagCheck(w, s)
 	if ex := s.Derived.Exact; ex != nil && ex != r {
 		fmt.Fprintf(w, "exact optimum (same min gap): mean lag %s (this schedule %s)", formatSeconds(ex.Expected.MeanLag), timesOptimum(r.Expected.MeanLag, ex.Expected.MeanLag))
 		if sq := s.Derived.Sqrt; sq != nil {
@@ -347,12 +357,14 @@ type planJSON struct {
 	Omitted  []string               `json:"not_scored,omitempty"` // reference schedules that stop before the horizon
 	Segments map[string]segmentJSON `json:"segments,omitempty"`
 	Input    *fit.Report            `json:"input"`
+	Check                           // the fit's distances from the data, the mean lag check
 }
 
 type segmentJSON struct {
 	Rows    []report.Row `json:"rows"`
 	Note    string       `json:"scored_on"`
 	Omitted []string     `json:"not_scored,omitempty"`
+	Check
 }
 
 func (p Plan) writeJSON(w io.Writer, doc export.Document, secs []*section, rep *fit.Report) error {
@@ -360,12 +372,12 @@ func (p Plan) writeJSON(w io.Writer, doc export.Document, secs []*section, rep *
 	if err := export.JSON(&buf, doc, export.JSONOptions{}); err != nil {
 		return err
 	}
-	out := planJSON{Schedule: buf.Bytes(), Rows: secs[0].Rows, Note: secs[0].Note, Omitted: secs[0].Omitted, Input: rep}
+	out := planJSON{Schedule: buf.Bytes(), Rows: secs[0].Rows, Note: secs[0].Note, Omitted: secs[0].Omitted, Check: checkOf(secs[0]), Input: rep}
 	for _, s := range secs[1:] {
 		if out.Segments == nil {
 			out.Segments = map[string]segmentJSON{}
 		}
-		out.Segments[s.Segment] = segmentJSON{Rows: s.Rows, Note: s.Note, Omitted: s.Omitted}
+		out.Segments[s.Segment] = segmentJSON{Rows: s.Rows, Note: s.Note, Omitted: s.Omitted, Check: checkOf(s)}
 	}
 	return report.JSON(w, out)
 }

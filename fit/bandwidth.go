@@ -41,6 +41,9 @@ const DefaultBandwidth = BandwidthISJ
 // sample on which a rule is not defined.
 var ErrBandwidth = errors.New("bandwidth")
 
+// isjBins is the number of bins of the ISJ rule, as Botev's kde.m.
+const isjBins = 1 << 14
+
 // wsample is a set of values with optional weights (nil: all 1).
 type wsample struct {
 	x []float64
@@ -64,6 +67,9 @@ type wsample struct {
 	// to a scale of 1 (a factor e), not R's |x₀|, which in ln t depends on
 	// the unit of t.
 	log bool
+	// isjBins, when > 0, is the number of bins of the ISJ rule (0:
+	// isjBins).
+	isjBins int
 }
 
 // total returns Σw and the effective sample size (Σw)²/Σw² (Kish 1965),
@@ -289,7 +295,11 @@ func selectBandwidth(rule string, s wsample) (float64, error) {
 	case BandwidthSJ, "sj-ste":
 		return s.sheatherJones(1000)
 	case BandwidthISJ:
-		return s.botev(1 << 14)
+		m := s.isjBins
+		if m == 0 {
+			m = isjBins
+		}
+		return s.botev(m)
 	}
 	v, err := strconv.ParseFloat(rule, 64)
 	if err != nil || !(v > 0) || math.IsInf(v, 0) {

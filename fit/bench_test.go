@@ -20,11 +20,31 @@ func BenchmarkEstimate1M(b *testing.B) {
 	benchEstimate(b, 1_000_000, Options{})
 }
 
+// BenchmarkEstimate10MSpike fits 10,000,000 settle times with a deadline
+// spike: the lognormal of BenchmarkEstimate10M for 94 %, and 6 % at
+// 60.5 s + Exp(mean 0.5 s) (the payments generator's prompt timeouts), so
+// that the spike test's cross-validation runs (spikecv.go).
+func BenchmarkEstimate10MSpike(b *testing.B) {
+	n := 10_000_000
+	t := sampleOf(distuv.LogNormal{Mu: 3, Sigma: 1, Src: pcg(1)}, n, 0)
+	r := pcg(3)
+	for i := range t {
+		if i%50 < 3 { // 6 %
+			t[i] = 60.5 + 0.5*r.ExpFloat64()
+		}
+	}
+	benchSample(b, &Sample{Times: t}, Options{})
+}
+
 // benchEstimate also reports the CPU time per fit (user + system, all
 // goroutines), cpu-ms/op: on a machine shared with other jobs it moves far
 // less than the wall time, which waits for a core.
 func benchEstimate(b *testing.B, n int, opt Options) {
-	s := &Sample{Times: sampleOf(distuv.LogNormal{Mu: 3, Sigma: 1, Src: pcg(1)}, n, 0)}
+	benchSample(b, &Sample{Times: sampleOf(distuv.LogNormal{Mu: 3, Sigma: 1, Src: pcg(1)}, n, 0)}, opt)
+}
+
+func benchSample(b *testing.B, s *Sample, opt Options) {
+	n := s.Len()
 	b.ReportAllocs()
 	cpu0 := cpuTime()
 	for b.Loop() {

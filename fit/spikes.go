@@ -83,6 +83,11 @@ type spikeRegion struct {
 	lnLo   float64   // ln lo
 	perLn  float64   // sub-cells per unit of ln t
 	keep   []float64 // share an item keeps, by sub-cell
+	// edges are the sub-cells' inner bounds in t, exp(lnLo + j/perLn) for
+	// j = 1 … len(keep) − 1: take finds an item's sub-cell by binary
+	// search on them rather than by a logarithm per item (on 10⁷ items
+	// that logarithm was a tenth of the fit's CPU).
+	edges []float64
 }
 
 // spikeSub is the number of sub-cells per cell of a spike's region.
@@ -94,7 +99,16 @@ func (s *spikeSet) take(v, w float64, sum []float64) float64 {
 	for k := range s.region {
 		r := &s.region[k]
 		if v >= r.lo && v < r.hi {
-			j := min(max(int((math.Log(v)-r.lnLo)*r.perLn), 0), len(r.keep)-1)
+			// j: the number of inner edges at or below v.
+			j, n := 0, len(r.edges)
+			for j < n {
+				h := int(uint(j+n) >> 1)
+				if r.edges[h] <= v {
+					j = h + 1
+				} else {
+					n = h
+				}
+			}
 			sum[k] += w * (1 - r.keep[j])
 			w *= r.keep[j]
 		}
@@ -242,6 +256,10 @@ func spikeRegionOf(c spikeCell, t, m, k []float64) (spikeRegion, Atom, bool) {
 	b := (np*sxy - sx*sy) / (np*sxx - sx*sx)
 	a := (sy - b*sx) / np
 	r := spikeRegion{lo: math.Exp(lnLo), hi: math.Exp(c.hi + near*w), lnLo: lnLo, perLn: spikeSub / w, keep: make([]float64, nsub)}
+	r.edges = make([]float64, nsub-1)
+	for j := range r.edges {
+		r.edges[j] = math.Exp(lnLo + float64(j+1)/r.perLn)
+	}
 	taken := make([]float64, nsub)
 	total := 0.0
 	for j := range nsub {

@@ -27,8 +27,10 @@ func ExampleExact() {
 	// mean lag 2.246 s, 2.916 polls per item
 }
 
-// The best three-phase schedule for a lognormal settle time (median
-// e² ≈ 7.4 s) within 60 stuck polls. With no options, the horizon follows
+// The best schedule of at most three phases for a lognormal settle time
+// (median e² ≈ 7.4 s) within 60 stuck polls: two whose gaps grow, then the
+// poll at the horizon (a plain gap, not counted as a phase), within 2 % of
+// the exact optimum. With no options, the horizon follows
 // the distribution: its 99th percentile is e^(2 + 2.326) ≈ 75.6 s, and the
 // next nice duration is 1m30s; the grid and the least gap follow the
 // horizon (10 ms and 100 ms).
@@ -49,6 +51,6 @@ func ExamplePhased() {
 	fmt.Printf("mean lag %.4g s (exact optimum %.4g s), %d stuck polls\n", r.Expected.MeanLag, r.Optimum.MeanLag, r.Expected.StuckPolls)
 	// Output:
 	// horizon 1m30s resolution 10ms min gap 100ms
-	// at 1s, every 500ms until 16.5s, every 1.5s until 45s, every 5s until 1m30s
-	// mean lag 0.412 s (exact optimum 0.3784 s), 60 stuck polls
+	// at 1.1s, exp 300ms x1.03 cap 1s until 20.5s, exp 1s x1.1 cap 5s until 1m20s, 8.503s
+	// mean lag 0.3851 s (exact optimum 0.3784 s), 60 stuck polls
 }

@@ -93,6 +93,7 @@ func PriceOfSimplicity(d Distribution, b Budget, o Options) ([]Simplicity, error
 func (pr *problem) simplicity(sp *phaseSpace, ex *Result, kmax int, stopNear bool) []Simplicity {
 	out := make([]Simplicity, 0, kmax)
 	var prev, prevGrown *Result
+	var fitted []Schedule // the exact optimum's gaps, fitted by growing phases
 	for k := 1; k <= kmax; k++ {
 		r, err := pr.phasedK(sp, k, ex, prev)
 		s := Simplicity{K: k, Err: err, Result: r, Constant: r}
@@ -103,6 +104,14 @@ func (pr *problem) simplicity(sp *phaseSpace, ex *Result, kmax int, stopNear boo
 				seed := []Schedule{r.Schedule}
 				if prevGrown != nil {
 					seed = append(seed, prevGrown.Schedule)
+				}
+				if fitted == nil {
+					fitted = append(sp.fitPhases(ex.Polls, MaxPhases, true), sp.fitPhases(ex.Polls, MaxPhases, false)...)
+				}
+				for _, f := range fitted { // k runs (then closed at the horizon)
+					if len(f.Phases) == k {
+						seed = append(seed, f)
+					}
 				}
 				g := pr.result(sp.improveAll(seed, k, true, pr.b), ex)
 				g.Lambda1, g.Lambda2, g.MarginalPrice, g.StuckPrice = r.Lambda1, r.Lambda2, r.MarginalPrice, r.StuckPrice
@@ -132,19 +141,21 @@ func (pr *problem) result(s Schedule, ex *Result) *Result {
 		Polls:    polls,
 		Expected: pr.md.expect(polls),
 		Optimum:  &ex.Expected,
-		Phases:   len(s.Phases),
+		Phases:   s.PhaseCount(),
 		Options:  pr.o,
 	}
 }
 
 // PickPhases returns the schedule Phased returns for k phases (0: auto)
-// from the price of simplicity: the best of at most k phases, or the one
-// of the fewest phases within AutoRatio of the exact optimum (the best of
-// all when none is). It returns the error of the last K when no K met the
-// budget.
+// from the price of simplicity: the best of at most k phases, or for auto
+// the one of the fewest phases within AutoRatio of the exact optimum, and
+// when none is, the one of the fewest phases within AutoRatio of the best
+// of all (more phases would buy less than that). It returns the error of
+// the last K when no K met the budget.
 func PickPhases(simple []Simplicity, k int) (*Result, error) {
 	var last *Result
 	var lastErr error
+	best := math.Inf(1)
 	for _, s := range simple {
 		if k > 0 && s.K > k {
 			break
@@ -157,9 +168,17 @@ func PickPhases(simple []Simplicity, k int) (*Result, error) {
 		if k == 0 && s.Ratio <= AutoRatio {
 			return last, nil
 		}
+		best = min(best, s.Ratio)
 	}
 	if last == nil {
 		return nil, lastErr
+	}
+	if k == 0 {
+		for _, s := range simple {
+			if s.Err == nil && s.Ratio <= AutoRatio*best {
+				return s.Result, nil
+			}
+		}
 	}
 	return last, nil
 }

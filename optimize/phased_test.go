@@ -187,7 +187,7 @@ func TestPhasedBeatsNowOnPayments(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := Budget{StuckPolls: now.StuckPolls(), MeanPolls: en.MeanPolls}
-	r, err := Phased(e, b, 0, phased15m)
+	r, err := Phased(e, b, MaxPhases, phased15m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,6 +259,99 @@ func TestPriceOfSimplicityMonotone(t *testing.T) {
 		}
 		if i > 0 && r.Ratio > rows[i-1].Ratio*(1+1e-12) {
 			t.Errorf("PriceOfSimplicity K=%d ratio = %g, want ≤ K=%d's %g", r.K, r.Ratio, rows[i-1].K, rows[i-1].Ratio)
+		}
+	}
+}
+
+// Issue 17: on a small case the phased search finds the schedule an
+// exhaustive search over the same space finds: a first poll on the
+// lattice, at most k constant-gap phases of the nice gaps each ending at
+// any of its polls, and a closing gap to the horizon when the last does
+// not land there (not counted as a phase). With a poll cost the
+// Lagrangian DP is exact, so the objectives must agree to rounding; with
+// a stuck budget the local search must reach the same optimum here.
+func TestIssue17PhasedMatchesExhaustive(t *testing.T) {
+	d := distuv.LogNormal{Mu: math.Log(2), Sigma: 0.6}
+	gaps := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second}
+	o := Options{Horizon: 10 * time.Second, Resolution: 100 * time.Millisecond, MinGap: 500 * time.Millisecond, NiceGaps: gaps, ConstantGaps: true}
+	h := o.Horizon
+	md, err := newModel(d, h, o.Resolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// every schedule of the space with at most k phases, by its polls
+	var all [][]time.Duration
+	var walk func(polls []time.Duration, phases, k int)
+	walk = func(polls []time.Duration, phases, k int) {
+		last := polls[len(polls)-1]
+		if last == h {
+			all = append(all, slices.Clone(polls))
+			return
+		}
+		if h-last >= o.MinGap { // closing gap
+			all = append(all, append(slices.Clone(polls), h))
+		}
+		if phases == k {
+			return
+		}
+		for _, g := range gaps {
+			p := slices.Clone(polls)
+			for t := last + g; t <= h; t += g {
+				p = append(p, t)
+				walk(p, phases+1, k)
+			}
+		}
+	}
+	for _, k := range []int{1, 2} {
+		all = all[:0]
+		for s := time.Duration(0); s <= h; s += 500 * time.Millisecond {
+			walk([]time.Duration{s}, 0, k)
+		}
+		for _, b := range []Budget{{PollCost: 0.05}, {PollCost: 0.5}, {StuckPolls: 8}, {StuckPolls: 14}} {
+			best := math.Inf(1)
+			var bestPolls []time.Duration
+			for _, p := range all {
+				e := md.expect(p)
+				if b.StuckPolls > 0 && e.StuckPolls > b.StuckPolls {
+					continue
+				}
+				if obj := e.TotalLag + b.PollCost*e.MeanPolls; obj < best-1e-12 {
+					best, bestPolls = obj, p
+				}
+			}
+			r, err := Phased(d, b, k, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := r.Expected.TotalLag + b.PollCost*r.Expected.MeanPolls
+			if got > best+1e-9 || r.Phases > k {
+				t.Errorf("k=%d %+v: phased %s (objective %.6f, %d phases), exhaustive %v (%.6f) over %d schedules",
+					k, b, r.Schedule, got, r.Phases, bestPolls, best, len(all))
+			}
+		}
+	}
+}
+
+// PickPhases for auto: the fewest phases within AutoRatio of the exact
+// optimum; when none is, the fewest within AutoRatio of the best of all.
+func TestPickPhasesAuto(t *testing.T) {
+	res := func(k int) *Result { return &Result{Phases: k} }
+	for _, tt := range []struct {
+		name   string
+		ratios []float64
+		want   int
+	}{
+		{"within 5% of the optimum", []float64{2, 1.3, 1.04, 1.02}, 3},
+		{"none within 5%: within 5% of the best", []float64{3.4, 1.14, 1.105, 1.084, 1.06, 1.057, 1.052, 1.051}, 4},
+		{"the best alone", []float64{1.5, 1.2}, 2},
+	} {
+		var simple []Simplicity
+		for i, r := range tt.ratios {
+			simple = append(simple, Simplicity{K: i + 1, Ratio: r, Result: res(i + 1)})
+		}
+		r, err := PickPhases(simple, 0)
+		if err != nil || r.Phases != tt.want {
+			t.Errorf("%s: PickPhases(%v, auto) = %v phases, want %d (%v)", tt.name, tt.ratios, r.Phases, tt.want, err)
 		}
 	}
 }

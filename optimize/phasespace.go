@@ -261,15 +261,16 @@ func (sp *phaseSpace) solve(k int, l1, l2 float64) cand {
 		if sp.endOnLat && cur[last] < endBest {
 			endBest, endLayer, endFrom, endClose = cur[last], l, last, false
 		}
-		if l == k {
-			break
-		}
+		// The closing poll is not a phase: it may follow the k-th.
 		for x, v := range cur {
 			if c := x * lat; v < inf && c < sp.end && sp.canClose(c) {
 				if t := v + md.w(c, sp.end) + l1 + l2*md.madeAfter(c); t < endBest {
-					endBest, endLayer, endFrom, endClose = t, l+1, x, true
+					endBest, endLayer, endFrom, endClose = t, l, x, true
 				}
 			}
+		}
+		if l == k {
+			break
 		}
 		next, nb := best[l+1], bk[l+1]
 		stop := nl // lattice points a phase may start from: all but the horizon
@@ -297,16 +298,15 @@ func (sp *phaseSpace) solve(k int, l1, l2 float64) cand {
 	if endLayer < 0 {
 		panic("optimize: phased search found no schedule reaching the horizon")
 	}
-	phases := make([]Phase, endLayer)
+	phases := make([]Phase, endLayer, endLayer+1)
 	l, x := endLayer, endFrom
-	if endClose {
-		phases[l-1] = sp.closing(x * lat)
-		l--
-	}
 	for ; l > 0; l-- {
 		b := bk[l][x]
 		phases[l-1] = sp.phase(int(b.from), x, int(b.gap))
 		x = int(b.from)
+	}
+	if endClose {
+		phases = append(phases, sp.closing(endFrom*lat))
 	}
 	sch := Schedule{Start: time.Duration(x*lat) * sp.res, Phases: phases}
 	e := md.expect(sch.Polls())
@@ -359,7 +359,7 @@ func (sp *phaseSpace) walk(s Schedule, k int, grow bool, polls []time.Duration) 
 	polls = polls[:0]
 	h := time.Duration(sp.end) * sp.res
 	minGap, maxGap := time.Duration(sp.minGap)*sp.res, time.Duration(sp.maxGap)*sp.res
-	ok := len(s.Phases) <= k && s.Start >= 0 && s.Start <= h && s.Start%(time.Duration(sp.lat)*sp.res) == 0 &&
+	ok := s.PhaseCount() <= k && s.Start >= 0 && s.Start <= h && s.Start%(time.Duration(sp.lat)*sp.res) == 0 &&
 		sp.starts[int(s.Start/sp.res)/sp.lat]
 	last := s.Start
 	polls = append(polls, last)
@@ -538,7 +538,15 @@ func gapsIn(p Phase, from, end time.Duration) int {
 // set of phased schedules is not convex; this spends it.
 func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf) lsEval {
 	cur := sp.eval(s, k, grow, b, buf)
-	if !cur.ok {
+	if !cur.valid {
+		for _, y := range sp.reland(s) {
+			if r := sp.eval(y, k, grow, b, buf); r.valid {
+				cur = r
+				break
+			}
+		}
+	}
+	if !cur.valid {
 		return cur
 	}
 	h := time.Duration(sp.end) * sp.res
@@ -655,9 +663,41 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 		}
 		return out
 	}
+	// A seed over the budget (fitPhases' snapped parameters) is repaired
+	// first: the single move that overspends least, then lags least, until
+	// none overspends.
+	for range maxMoves {
+		if cur.ok {
+			break
+		}
+		best := cur
+		for _, y := range single(cur, grow) {
+			r := sp.eval(y, k, grow, b, buf)
+			if !r.valid {
+				for _, z := range sp.reland(y) {
+					if rz := sp.eval(z, k, grow, b, buf); rz.valid {
+						r = rz
+						break
+					}
+				}
+			}
+			if r.valid && (overspend(r.e, b) < overspend(best.e, b) ||
+				overspend(r.e, b) == overspend(best.e, b) && r.obj < best.obj) {
+				best = r
+			}
+		}
+		if best.obj == cur.obj && overspend(best.e, b) == overspend(cur.e, b) {
+			return cur // no move spends less
+		}
+		cur = best
+	}
+	if !cur.ok {
+		return cur
+	}
 	for range maxMoves {
 		x := cur
 		n := len(x.s.Phases)
+		phases := x.s.PhaseCount()
 		cands := single(x, grow)
 		for _, y := range single(x, false) {
 			yy := sp.eval(y, k, grow, b, buf) // its ends, valid or not
@@ -701,7 +741,7 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 				cands = append(cands, y)
 			}
 		}
-		if n < k { // split a phase, one part with a neighbouring gap
+		if phases < k { // split a phase, one part with a neighbouring gap
 			prev := x.s.Start
 			for i, p := range x.s.Phases {
 				if p.Growth == Fixed {
@@ -746,7 +786,7 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 			y := clone(x.s)
 			y.Phases[n-1] = Phase{Growth: Once, Gap: h - prev}
 			cands = append(cands, y)
-			if n < k { // or repeat until one poll fewer, then close
+			{ // or repeat until one poll fewer, then close
 				if g := gapsIn(p, prev, h); g >= 2 {
 					before := h - p.GapAt(g)
 					y := clone(x.s)
@@ -777,6 +817,18 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 		cur = next
 	}
 	return cur
+}
+
+// overspend is how far e spends over budget b, in shares of each budget.
+func overspend(e Expectation, b Budget) float64 {
+	var o float64
+	if b.StuckPolls > 0 {
+		o += max(0, float64(e.StuckPolls-b.StuckPolls)) / float64(b.StuckPolls)
+	}
+	if b.MeanPolls > 0 {
+		o += max(0, e.MeanPolls-b.MeanPolls*(1+1e-12)) / b.MeanPolls
+	}
+	return o
 }
 
 // stepOf is the step of a linear phase of first gap g growing by share r

@@ -235,6 +235,17 @@ func (p Phase) maxPolls(from time.Duration) int {
 	return int(n)
 }
 
+// PhaseCount returns the number of phases of the schedule, the closing
+// poll aside: a plain gap that ends the schedule ("…, every 20s until
+// 14m47s, 13s") polls at its horizon once more and is not counted.
+func (s Schedule) PhaseCount() int {
+	n := len(s.Phases)
+	if n > 0 && s.Phases[n-1].Growth == Once {
+		n--
+	}
+	return n
+}
+
 // Horizon returns the age after which the schedule makes no poll.
 func (s Schedule) Horizon() time.Duration {
 	if h, cut := s.cut(); cut {

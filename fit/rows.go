@@ -113,6 +113,8 @@ type plan struct {
 	warnings []string // about the options, for every Report
 	dedupe   bool     // ReadOptions.Dedupe is set
 	hasSeg   bool     // ReadOptions.Segment is set
+	zeroNeg  bool     // ReadOptions.Negative is NegativeZero
+	cleaning bool     // dedupe or zeroNeg: plan.clean has work
 
 	epochNs     int64 // nanoseconds per epoch unit; 0 means text timestamps
 	pending     []string
@@ -157,7 +159,8 @@ func newPlan(opt ReadOptions) (*plan, error) {
 		p.names[roleDur], p.names[roleStart], p.names[roleEnd] = opt.Column, opt.Start, opt.End
 	}
 	p.names[roleStatus], p.names[roleSegment], p.names[roleID] = opt.Status, opt.Segment, opt.Dedupe
-	p.dedupe, p.hasSeg = opt.Dedupe != "", opt.Segment != ""
+	p.dedupe, p.hasSeg, p.zeroNeg = opt.Dedupe != "", opt.Segment != "", opt.Negative == NegativeZero
+	p.cleaning = p.dedupe || p.zeroNeg
 	if opt.Dedupe != "" && opt.Binned {
 		return nil, fmt.Errorf("%w: binned input has no rows to deduplicate (--dedupe)", ErrOption)
 	}
@@ -357,17 +360,13 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 		pending = slices.Contains(p.pending, unsafeString(st))
 	}
 	var t float64
-	zeroed := false // a negative t made 0 (NegativeZero)
 	if p.names[roleDur] != "" {
 		var err error
 		if t, err = p.seconds(&c[roleDur]); err != nil {
 			return roleDur, err
 		}
-		if t < 0 {
-			if p.opt.Negative != NegativeZero {
-				return roleDur, negativeError(&c[roleDur])
-			}
-			zeroed = true
+		if t < 0 && !p.zeroNeg {
+			return roleDur, negativeError(&c[roleDur])
 		}
 	} else {
 		start, err := p.instant(&c[roleStart])
@@ -396,14 +395,11 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 			pending, observed = true, true
 			end = p.observedNs
 		}
-		if end < start {
-			if p.opt.Negative != NegativeZero {
-				if observed {
-					return roleEnd, fmt.Errorf("%w: observed at %s, started %s", ErrEndBeforeStart, fmtNanos(end), fmtNanos(start))
-				}
-				return roleEnd, fmt.Errorf("%w: start %s, end %s", ErrEndBeforeStart, fmtNanos(start), fmtNanos(end))
+		if end < start && !p.zeroNeg {
+			if observed {
+				return roleEnd, fmt.Errorf("%w: observed at %s, started %s", ErrEndBeforeStart, fmtNanos(end), fmtNanos(start))
 			}
-			zeroed = true
+			return roleEnd, fmt.Errorf("%w: start %s, end %s", ErrEndBeforeStart, fmtNanos(start), fmtNanos(end))
 		}
 		t = float64(end-start) / 1e9
 	}
@@ -419,15 +415,11 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 		}
 		seg = b.segment(s)
 	}
-	if p.dedupe {
-		h, err := idOf(&c[roleID])
-		if err != nil {
+	if p.cleaning {
+		var err error
+		if t, err = p.clean(b, c, t); err != nil {
 			return roleID, err
 		}
-		b.ids = append(b.ids, h)
-	}
-	if zeroed {
-		t = b.zero(t)
 	}
 	b.push(t, pending, 1, false, seg, hasSeg)
 	b.used++
@@ -437,13 +429,25 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 	return 0, nil
 }
 
-// zero counts a negative duration t made 0 and returns 0.
-func (b *batch) zero(t float64) float64 {
-	if b.zeroed == 0 || t < b.lowest {
-		b.lowest = t
+// clean does, for a row about to be used with duration t, what Dedupe and
+// NegativeZero ask: it notes the row's id and makes a negative t 0,
+// counted. The error is about the id.
+func (p *plan) clean(b *batch, c *[nRoles]cell, t float64) (float64, error) {
+	if p.dedupe {
+		h, err := idOf(&c[roleID])
+		if err != nil {
+			return t, err
+		}
+		b.ids = append(b.ids, h)
 	}
-	b.zeroed++
-	return 0
+	if t < 0 {
+		if b.zeroed == 0 || t < b.lowest {
+			b.lowest = t
+		}
+		b.zeroed++
+		t = 0
+	}
+	return t, nil
 }
 
 // negativeError is the ErrNegative error for a cell, quoting its value as

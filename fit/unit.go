@@ -278,11 +278,11 @@ const (
 )
 
 // magnitudeSample bounds the items the median of the magnitude check is
-// taken on: a strided subsample locates the median well within the
-// factor of 1000 a unit mistake makes, at no cost on large inputs.
-const magnitudeSample = 4096
+// taken on: a strided subsample of 1025 locates the median well within
+// the factor of 1000 a unit mistake makes, at no cost on large inputs.
+const magnitudeSample = 1024
 
-// stridedMedian returns the weighted median of at most magnitudeSample
+// stridedMedian returns the weighted median of at most magnitudeSample+1
 // items of s taken at a fixed stride, or NaN for an empty sample.
 func stridedMedian(s *Sample) float64 {
 	n := len(s.Times)
@@ -290,23 +290,22 @@ func stridedMedian(s *Sample) float64 {
 		return math.NaN()
 	}
 	step := max(1, n/magnitudeSample)
+	if s.Weights == nil {
+		v := make([]float64, 0, n/step+1)
+		for i := 0; i < n; i += step {
+			v = append(v, s.Times[i])
+		}
+		slices.Sort(v)
+		return v[(len(v)-1)/2]
+	}
 	type tw struct{ t, w float64 }
 	var v []tw
 	total := 0.0
 	for i := 0; i < n; i += step {
-		w := s.Weight(i)
-		v = append(v, tw{s.Times[i], w})
-		total += w
+		v = append(v, tw{s.Times[i], s.Weights[i]})
+		total += s.Weights[i]
 	}
-	slices.SortFunc(v, func(a, b tw) int {
-		switch {
-		case a.t < b.t:
-			return -1
-		case a.t > b.t:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(v, func(a, b tw) int { return cmp.Compare(a.t, b.t) })
 	acc := 0.0
 	for _, x := range v {
 		acc += x.w
@@ -348,7 +347,7 @@ func (m *merger) warnMagnitude() {
 		for _, c := range near {
 			v := med * c.u.seconds() / cur.seconds() // the values read in c
 			if c.u != cur && v >= 1e-3 && v <= hi && len(alts) < 2 {
-				alts = append(alts, fmt.Sprintf("--unit %s reads it as %s", unitFlag(c.u), fmtSeconds(v)))
+				alts = append(alts, fmt.Sprintf("--unit %s reads it as %s", unitFlag(c.u), fmtDigits(v, 2)))
 			}
 		}
 	}
@@ -365,8 +364,10 @@ func (m *merger) warnMagnitude() {
 	case UnitFromOption:
 		src = "as --unit says"
 	}
-	m.rep.warn("the median settle time is %s, implausibly %s (values read as %s, %s)%s",
-		fmtSeconds(med), what, m.rep.Unit, src, fix)
+	// The median of a strided subsample: within a few per cent, so two
+	// digits, "about".
+	m.rep.warn("the median settle time is about %s, implausibly %s (values read as %s, %s)%s",
+		fmtDigits(med, 2), what, m.rep.Unit, src, fix)
 }
 
 // unitFlag is how --unit and --epoch spell a unit (ASCII "us" for µs).
@@ -377,23 +378,33 @@ func unitFlag(u Unit) string {
 	return u.String()
 }
 
-// fmtSeconds formats seconds for messages: "50s", "13.9h", "4.2e+04 days".
-func fmtSeconds(s float64) string {
+// fmtSeconds formats seconds for messages to 3 digits: "50s", "13.9h",
+// "4.2 days", "4975 years".
+func fmtSeconds(s float64) string { return fmtDigits(s, 3) }
+
+// fmtDigits formats seconds for messages to the given significant digits.
+func fmtDigits(s float64, digits int) string {
 	switch {
 	case s < 1e-6:
-		return strconv.FormatFloat(s*1e9, 'g', 3, 64) + "ns"
+		return strconv.FormatFloat(s*1e9, 'g', digits, 64) + "ns"
 	case s < 1e-3:
-		return strconv.FormatFloat(s*1e6, 'g', 3, 64) + "µs"
+		return strconv.FormatFloat(s*1e6, 'g', digits, 64) + "µs"
 	case s < 1:
-		return strconv.FormatFloat(s*1e3, 'g', 3, 64) + "ms"
+		return strconv.FormatFloat(s*1e3, 'g', digits, 64) + "ms"
 	case s < 120:
-		return strconv.FormatFloat(s, 'g', 3, 64) + "s"
+		return strconv.FormatFloat(s, 'g', digits, 64) + "s"
 	case s < 7200:
-		return strconv.FormatFloat(s/60, 'g', 3, 64) + "min"
+		return strconv.FormatFloat(s/60, 'g', digits, 64) + "min"
 	case s < 2*86400:
-		return strconv.FormatFloat(s/3600, 'g', 3, 64) + "h"
+		return strconv.FormatFloat(s/3600, 'g', digits, 64) + "h"
+	case s < 2*365.25*86400:
+		return strconv.FormatFloat(s/86400, 'g', digits, 64) + " days"
 	}
-	return strconv.FormatFloat(s/86400, 'g', 3, 64) + " days"
+	y := s / (365.25 * 86400)
+	if y >= math.Pow10(digits) {
+		return strconv.FormatFloat(y, 'f', 0, 64) + " years"
+	}
+	return strconv.FormatFloat(y, 'g', digits, 64) + " years"
 }
 
 // fmtSigned is fmtSeconds with a sign.

@@ -384,9 +384,9 @@ func TestIssue15ImplausibleMagnitude(t *testing.T) {
 		want string // "" for no warning
 	}{
 		{"ns read as s", ReadOptions{Column: "elapsed"},
-			"the median settle time is 1.39e+04 days, implausibly long (values read as s, the default): is the unit wrong? --unit us reads it as 20min, --unit ns reads it as 1.2s"},
+			"the median settle time is about 38 years, implausibly long (values read as s, the default): is the unit wrong? --unit us reads it as 20min, --unit ns reads it as 1.2s"},
 		{"ns read as ms", ReadOptions{Column: "elapsed", Unit: Millisecond},
-			"the median settle time is 13.9 days, implausibly long (values read as ms, as --unit says): is the unit wrong? --unit us reads it as 20min, --unit ns reads it as 1.2s"},
+			"the median settle time is about 14 days, implausibly long (values read as ms, as --unit says): is the unit wrong? --unit us reads it as 20min, --unit ns reads it as 1.2s"},
 		{"ns read as µs", ReadOptions{Column: "elapsed", Unit: Microsecond}, ""}, // 20 min: plausible
 		{"ns", ReadOptions{Column: "elapsed", Unit: Nanosecond}, ""},
 	}
@@ -406,9 +406,22 @@ func TestIssue15ImplausibleMagnitude(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "the median settle time is 1.2ns, implausibly short (values read as ns, as --unit says): is the unit wrong? --unit ms reads it as 1.2ms, --unit s reads it as 1.2s"
+	want := "the median settle time is about 1.2ns, implausibly short (values read as ns, as --unit says): is the unit wrong? --unit ms reads it as 1.2ms, --unit s reads it as 1.2s"
 	if len(rep.Warnings) != 1 || rep.Warnings[0] != want {
 		t.Errorf("s read as ns: warnings %q, want %q", rep.Warnings, want)
+	}
+	// Binned input: the weighted median of the bins' items, here in
+	// [1 s, 3 s) when the bounds are read as ns.
+	bins := "lower,upper,count\n0,1000000000,5\n1000000000,3000000000,20\n"
+	_, rep, err = ReadCSV(strings.NewReader(bins), "bins.csv", ReadOptions{Binned: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "implausibly long") || !strings.Contains(rep.Warnings[0], "--unit ns reads it as 1.") {
+		t.Errorf("binned ns read as s: warnings %q, want one naming --unit ns (1.x s)", rep.Warnings)
+	}
+	if _, rep, err = ReadCSV(strings.NewReader(bins), "bins.csv", ReadOptions{Binned: true, Unit: Nanosecond}); err != nil || len(rep.Warnings) != 0 {
+		t.Errorf("binned in ns: %q, %v; want no warning", rep.Warnings, err)
 	}
 	// The thresholds: a median of exactly a day or a microsecond is
 	// plausible; just beyond, not.
@@ -424,4 +437,22 @@ func TestIssue15ImplausibleMagnitude(t *testing.T) {
 			t.Errorf("median %s s: warned %v (%q), want %v", c.in, got, rep.Warnings, c.warn)
 		}
 	}
+}
+
+func ExampleUnitInName() {
+	for _, name := range []string{"Latency(ms)", "settle_ms", "http_request_duration_seconds", "elapsedMillis", "latency_us_p99", "ms_count", "status"} {
+		if u := UnitInName(name); u != 0 {
+			fmt.Printf("%s: %v\n", name, u)
+		} else {
+			fmt.Printf("%s: says none (seconds unless ReadOptions.Unit is set)\n", name)
+		}
+	}
+	// Output:
+	// Latency(ms): ms
+	// settle_ms: ms
+	// http_request_duration_seconds: s
+	// elapsedMillis: ms
+	// latency_us_p99: µs
+	// ms_count: says none (seconds unless ReadOptions.Unit is set)
+	// status: says none (seconds unless ReadOptions.Unit is set)
 }

@@ -137,11 +137,11 @@ const perSegmentPlot = "; with --segment, one more per segment, named FILE-SEGME
 func inputFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "input", Aliases: []string{"i"}, Usage: "settle times: a CSV (.csv, .csv.gz) or Parquet `FILE`, a glob, a directory (Hive-partitioned too) or - for stdin; repeatable"},
-		&cli.StringFlag{Name: "column", Aliases: []string{"c"}, Usage: "column holding settle times (seconds, or Go durations such as 1.5s)"},
-		&cli.StringFlag{Name: "unit", Value: "s", Usage: "unit of bare numbers: ms, s, m or h"},
+		&cli.StringFlag{Name: "column", Aliases: []string{"c"}, Usage: "column holding settle times (bare numbers in --unit, or Go durations such as 1.5s)"},
+		&cli.StringFlag{Name: "unit", Usage: "unit of bare numbers: ns, us, ms, s, m, h or d", DefaultText: "from the column name, as in Latency(ms), settle_ms, duration_seconds, elapsedMillis; else s"},
 		&cli.StringFlag{Name: "start", Usage: "instead of --column: the column of creation timestamps (RFC 3339, or epoch numbers with --epoch)"},
 		&cli.StringFlag{Name: "end", Usage: "with --start: the column of settle timestamps; empty means still pending"},
-		&cli.StringFlag{Name: "epoch", Usage: "numeric timestamps are epoch s or ms"},
+		&cli.StringFlag{Name: "epoch", Usage: "numeric timestamps are epoch s, ms, us or ns"},
 		&cli.StringFlag{Name: "status", Usage: "column of outcomes; any terminal outcome, failed included, is a settle"},
 		&cli.StringFlag{Name: "pending", Usage: "comma-separated --status values of items still pending (right-censored)"},
 		&cli.StringFlag{Name: "observed-at", Usage: "when observation ended (RFC 3339, or an epoch number with --epoch): the censoring age of pending rows without a duration"},
@@ -151,24 +151,24 @@ func inputFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "binned", Usage: "rows are bins: lower, upper, count[, censored] (see docs/scale.md)"},
 		&cli.StringFlag{Name: "delimiter", Value: ",", Usage: "CSV field delimiter"},
 		&cli.BoolFlag{Name: "drop-invalid", Usage: "drop rows with empty, non-numeric, infinite or negative values (counted per reason on stderr) instead of failing"},
+		&cli.StringFlag{Name: "negative", Value: "error", Usage: "negative durations and ends before starts (clock skew): error, drop, or zero (set them to 0); counted on stderr"},
+		&cli.StringFlag{Name: "dedupe", Usage: "keep the first row of each value of the id `COLUMN`, drop later ones (counted on stderr)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "do not report row counts and progress on stderr"},
 	}
 }
 
 func inputOf(c *cli.Context, stderr io.Writer, withBundled bool) (app.Input, error) {
 	unit, err := fit.ParseUnit(c.String("unit"))
-	if err != nil {
-		return app.Input{}, app.Usagef("--unit: %w", err)
+	if err != nil || (c.IsSet("unit") && unit == 0) {
+		return app.Input{}, app.Usagef("--unit %q: want ns, us, ms, s, m, h or d", c.String("unit"))
 	}
-	var epoch fit.Unit
-	switch c.String("epoch") {
-	case "":
-	case "s":
-		epoch = fit.Second
-	case "ms":
-		epoch = fit.Millisecond
-	default:
-		return app.Input{}, app.Usagef("--epoch %q: want s or ms", c.String("epoch"))
+	epoch, err := fit.ParseUnit(c.String("epoch"))
+	if err != nil || epoch > fit.Second || (c.IsSet("epoch") && epoch == 0) {
+		return app.Input{}, app.Usagef("--epoch %q: want s, ms, us or ns", c.String("epoch"))
+	}
+	negative, err := fit.ParseNegative(c.String("negative"))
+	if err != nil {
+		return app.Input{}, app.Usagef("--negative %v", err)
 	}
 	delim := []rune(c.String("delimiter"))
 	if len(delim) != 1 {
@@ -185,6 +185,8 @@ func inputOf(c *cli.Context, stderr io.Writer, withBundled bool) (app.Input, err
 			Column:        c.String("column"),
 			Unit:          unit,
 			DropInvalid:   c.Bool("drop-invalid"),
+			Negative:      negative,
+			Dedupe:        c.String("dedupe"),
 			Delimiter:     delim[0],
 			Start:         c.String("start"),
 			End:           c.String("end"),

@@ -101,6 +101,26 @@ var cliCases = []struct {
 	{"fit_csv", "fit|-i|fixtures/latency.csv|-c|Latency(ms)|--unit|ms|--grid|16|--format|csv|-q", 0},
 	{"fit_csv_segments", "fit|-i|fixtures/payments.csv|-c|settle_s|--segment|method|--grid|16|-f|csv|-q", 0},
 	{"fit_bad_format", "fit|-i|fixtures/payments.csv|-c|settle_s|--format|parquet", 2},
+	// Issue 15: units are never silently wrong. The unit comes from the
+	// column name, --unit, or the default, and stderr says which.
+	{"issue15_unit_from_name", "fit|-i|fixtures/latency.csv|-c|Latency(ms)|--status|status|-o|/dev/null", 0},
+	{"issue15_unit_against_name", "fit|-i|fixtures/latency.csv|-c|Latency(ms)|--status|status|--unit|s|-o|/dev/null", 0},
+	{"issue15_unit_default_implausible", "fit|-i|testdata/issue15/elapsed_ns.csv|-c|elapsed|-o|/dev/null", 0},
+	{"issue15_unit_ns", "fit|-i|testdata/issue15/elapsed_ns.csv|-c|elapsed|--unit|ns|-o|/dev/null", 0},
+	{"issue15_unit_too_short", "fit|-i|fixtures/payments.csv|-c|settle_s|--status|status|--unit|ns|-o|/dev/null", 0},
+	{"issue15_bad_unit", "fit|-i|fixtures/latency.csv|-c|Latency(ms)|--unit|sec", 2},
+	// Cleaning: repeated rows, --dedupe, --negative, --epoch.
+	{"issue15_repeated_rows", "fit|-i|testdata/issue15/twice.csv|-c|Latency(ms)|--status|status|-o|/dev/null", 0},
+	{"issue15_dedupe", "fit|-i|testdata/issue15/twice.csv|-c|Latency(ms)|--status|status|--dedupe|payment_id|-o|/dev/null", 0},
+	{"issue15_negative_error", "fit|-i|testdata/issue15/skew.csv|--start|created_at|--end|settled_at|-o|/dev/null", 1},
+	{"issue15_negative_drop", "fit|-i|testdata/issue15/skew.csv|--start|created_at|--end|settled_at|--negative|drop|-o|/dev/null", 0},
+	{"issue15_negative_zero", "fit|-i|testdata/issue15/skew.csv|--start|created_at|--end|settled_at|--negative|zero|-o|/dev/null", 0},
+	{"issue15_negative_zero_not_skew", "fit|-i|testdata/issue15/skew.csv|--start|settled_at|--end|created_at|--negative|zero|-o|/dev/null", 0},
+	{"issue15_bad_negative", "fit|-i|testdata/issue15/skew.csv|--start|created_at|--end|settled_at|--negative|clamp", 2},
+	{"issue15_epoch_needed", "fit|-i|testdata/issue15/epoch_ms.csv|--start|created_ms|--end|settled_ms|-o|/dev/null", 1},
+	{"issue15_epoch_implausible", "fit|-i|testdata/issue15/epoch_ms.csv|--start|created_ms|--end|settled_ms|--epoch|us|-o|/dev/null", 0},
+	{"issue15_epoch_ms", "fit|-i|testdata/issue15/epoch_ms.csv|--start|created_ms|--end|settled_ms|--epoch|ms|-o|/dev/null", 0},
+	{"issue15_bad_epoch", "fit|-i|testdata/issue15/epoch_ms.csv|--start|created_ms|--end|settled_ms|--epoch|m", 2},
 }
 
 func TestCLIGolden(t *testing.T) {
@@ -384,4 +404,105 @@ func parsePolls(t *testing.T, spec string) []float64 {
 		out = append(out, p.Seconds())
 	}
 	return out
+}
+
+// TestIssue15SameFitInEveryUnit: the latency fixture's settle times in s,
+// ms, µs and ns (the decimal point moved, no arithmetic), with the unit in
+// the column name only or set by --unit, give the same fit and the same
+// schedule, also when every value is a thousand times shorter (under
+// 1 ms). The fit's "input" report is left out: it names the unit.
+func TestIssue15SameFitInEveryUnit(t *testing.T) {
+	raw, err := os.ReadFile("fixtures/latency.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(raw)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(rows[0], "Latency(ms)")
+	dir := t.TempDir()
+	files := 0
+	// write writes the values (whole ms) in units of 10^-k ms as a CSV.
+	write := func(name string, k int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "id,%s\n", name)
+		for i, r := range rows[1:] {
+			fmt.Fprintf(&b, "%d,%s\n", i, shiftPoint(r[col], k))
+		}
+		files++
+		p := filepath.Join(dir, fmt.Sprintf("f%d.csv", files))
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, down := range []int{0, 3} { // as is; a thousand times shorter
+		type input struct {
+			path, col string
+			unit      string
+		}
+		var ins []input
+		for _, c := range []struct {
+			name string
+			k    int // the file holds ms × 10^k
+			unit string
+		}{
+			{"Latency(ms)", 0, ""}, {"latency_s", -3, ""}, {"latency", -3, ""}, {"latency [us]", 3, ""},
+			{"t_ns", 6, ""}, {"v", 0, "ms"}, {"v", 3, "us"}, {"v", 6, "ns"},
+		} {
+			ins = append(ins, input{write(c.name, c.k-down), c.name, c.unit})
+		}
+		// Sub-millisecond data: the exact optimum on a 100 µs grid (the
+		// phased solver's nice gaps are whole seconds and up).
+		solve := [][]string{{"--horizon", "1m"}, {"--horizon", "60ms", "--resolution", "100us", "--min-gap", "100us", "--phases", "exact"}}[down/3]
+		var refFit, refSched string
+		for _, in := range ins {
+			args := []string{"-i", in.path, "-c", in.col, "-q"}
+			if in.unit != "" {
+				args = append(args, "--unit", in.unit)
+			}
+			fitOut, stderr, code := runCLI(t, append([]string{"fit"}, args...)...)
+			if code != 0 {
+				t.Fatalf("fit %v: exit %d: %s", args, code, stderr)
+			}
+			var doc map[string]any
+			if err := json.Unmarshal([]byte(fitOut), &doc); err != nil {
+				t.Fatal(err)
+			}
+			delete(doc, "input")
+			js, _ := json.Marshal(doc)
+			sched, stderr, code := runCLI(t, append(append([]string{"optimize", "--budget", "10"}, solve...), args...)...)
+			if code != 0 {
+				t.Fatalf("optimize %v: exit %d: %s", args, code, stderr)
+			}
+			if refFit == "" {
+				refFit, refSched = string(js), sched
+				continue
+			}
+			if string(js) != refFit {
+				t.Errorf("values /10^%d, %s (%s, --unit %q): the fit differs from the one in ms", down, in.col, filepath.Base(in.path), in.unit)
+			}
+			if sched != refSched {
+				t.Errorf("values /10^%d, %s (--unit %q): schedule\n%s\nwant\n%s", down, in.col, in.unit, sched, refSched)
+			}
+		}
+	}
+}
+
+// shiftPoint writes the whole number s times 10^k as a decimal, moving
+// its decimal point.
+func shiftPoint(s string, k int) string {
+	if k >= 0 {
+		return s + strings.Repeat("0", k)
+	}
+	s = strings.Repeat("0", -k+1) + s
+	ip, fp := strings.TrimLeft(s[:len(s)+k], "0"), strings.TrimRight(s[len(s)+k:], "0")
+	if ip == "" {
+		ip = "0"
+	}
+	if fp == "" {
+		return ip
+	}
+	return ip + "." + fp
 }

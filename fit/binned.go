@@ -9,8 +9,9 @@ import (
 // one row per bin, as a GROUP BY over the raw rows gives it (docs/scale.md
 // has the queries for Spark SQL, DuckDB, BigQuery and Trino).
 //
-//   - Lower, Upper: the bin's bounds in seconds (or ReadOptions.Unit), or
-//     Go durations; the bin holds times t with Lower ≤ t < Upper. Lower =
+//   - Lower, Upper: the bin's bounds in seconds (or ReadOptions.Unit, or
+//     the unit their names say: lower_ms, upper_ms), or Go durations; the
+//     bin holds times t with Lower ≤ t < Upper. Lower =
 //     Upper is a point bin (an atom, such as instant settles at 0). An
 //     empty Upper, "inf" or "+Inf" is an open last bin [Lower, ∞).
 //   - Count: the number of items in the bin, censored ones included; a
@@ -60,6 +61,9 @@ func (p *plan) bin(b *batch, c *[nRoles]cell) (role, error) {
 	lower, err := p.seconds(&c[roleLower])
 	if err != nil {
 		return roleLower, err
+	}
+	if lower < 0 {
+		return roleLower, negativeError(&c[roleLower])
 	}
 	upper := math.Inf(1)
 	if u := &c[roleUpper]; !isOpenBound(u) {
@@ -146,6 +150,8 @@ func binCount(c *cell) (float64, error) {
 		return 0, ErrEmptyValue
 	case cellNum:
 		v = c.f
+	case cellInt:
+		v = float64(c.ns)
 	case cellText:
 		s := trimSpace(c.b)
 		if len(s) == 0 {

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // chunkSize is the size of the blocks the CSV reader hands to its
@@ -65,7 +66,7 @@ func ReadCSV(r io.Reader, name string, opt ReadOptions) (*Sample, *Report, error
 		return nil, nil, err
 	}
 	m.rep.Files = 1
-	return m.finish(name, opt)
+	return m.finish(name, p)
 }
 
 // ReadCSVFile reads settle times from the CSV file at path; see ReadCSV.
@@ -81,6 +82,7 @@ type csvFile struct {
 	ncols  int
 	need   []csvCol       // columns to parse, by index
 	consts [nRoles][]byte // partition values for roles not in the file
+	rep    *repeats       // counts repeated lines; nil when not counted
 }
 
 type csvCol struct {
@@ -159,6 +161,11 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 		return err
 	}
 	m.warnLayout(header, part, p)
+	m.noteUnit(p, [nRoles]int64{})
+	if p.opt.Dedupe == "" && len(header) > 1 {
+		// Lines of one field are the values alone: they repeat by chance.
+		f.rep = &m.repeats
+	}
 	headerLines := bytes.Count(data[:hdrEnd], []byte{'\n'})
 	rest := data[hdrEnd:]
 	if size > 0 && !gzipped && len(rest) > 0 {
@@ -431,6 +438,10 @@ func (w *csvWorker) fail(b *batch, line int, r role, err error) {
 // delimiters and only the columns in use are looked at.
 func (w *csvWorker) fast(data []byte, b *batch) {
 	f, p, delim := w.f, w.f.p, w.f.delim
+	sampling := f.rep != nil
+	if sampling {
+		b.lim, b.sampling = limit(f.rep.level.Load()), true
+	}
 	line := 0
 	for len(data) > 0 {
 		line++
@@ -445,6 +456,18 @@ func (w *csvWorker) fast(data []byte, b *batch) {
 		}
 		if len(rec) == 0 {
 			continue
+		}
+		if sampling {
+			// rowSelector, its common case inlined.
+			var sel uint64
+			if len(rec) >= 16 {
+				sel = windows(unsafe.Pointer(unsafe.SliceData(rec)), uintptr(len(rec)))
+			} else {
+				sel = shortSelector(rec)
+			}
+			if sel <= b.lim {
+				b.sample(rec, sel)
+			}
 		}
 		col, rest, ragged := 0, rec, false
 		for _, nc := range f.need {
@@ -487,11 +510,16 @@ func (w *csvWorker) fast(data []byte, b *batch) {
 // quoted parses records that may hold quoted fields, RFC 4180 style.
 func (w *csvWorker) quoted(data []byte, b *batch) {
 	f, p := w.f, w.f.p
+	sampling := f.rep != nil
+	if sampling {
+		b.lim, b.sampling = limit(f.rep.level.Load()), true
+	}
 	line := 0
 	for len(data) > 0 {
 		start := line + 1
 		fields, used, err := w.splitQuoted(data, false)
 		line += bytes.Count(data[:used], []byte{'\n'})
+		rec := data[:used]
 		data = data[used:]
 		if err != nil {
 			w.fail(b, start, -1, err)
@@ -499,6 +527,12 @@ func (w *csvWorker) quoted(data []byte, b *batch) {
 		}
 		if len(fields) == 1 && len(fields[0]) == 0 && w.offs[0] >= 0 {
 			continue // blank line
+		}
+		if sampling {
+			rec = bytes.TrimSuffix(bytes.TrimSuffix(rec, []byte{'\n'}), []byte{'\r'})
+			if sel := rowSelector(rec); sel <= b.lim {
+				b.sample(rec, sel)
+			}
 		}
 		if len(fields) != f.ncols {
 			b.read++

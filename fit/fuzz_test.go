@@ -3,8 +3,11 @@ package fit
 import (
 	"bytes"
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,19 +15,72 @@ import (
 )
 
 // FuzzParseSimpleDecimal: whatever the fast decimal parser accepts, it
-// parses to exactly the float strconv gives.
+// parses to exactly the float strconv gives, in seconds and in units of
+// 10^-k s (the decimal with its exponent lowered by k); and the general
+// path (ParseSeconds) agrees with strconv in those units too.
 func FuzzParseSimpleDecimal(f *testing.F) {
-	for _, s := range []string{"0", "1.5", "61.163", "3600.001", "0.1", "999999999999999", "12345678.9012345", ".5", "5.", "1e3", "-1"} {
+	for _, s := range []string{"0", "1.5", "61.163", "3600.001", "0.1", "999999999999999", "12345678.9012345", ".5", "5.", "1e3", "-1", "2675", "-0.02", "1.234e3"} {
+		f.Add(s, uint8(0))
+		f.Add(s, uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, s string, k uint8) {
+		shift := []int{0, 3, 6, 9}[k%4]
+		if v, ok := parseSimpleDecimal([]byte(s), shift); ok {
+			ref, err := strconv.ParseFloat(s+"e-"+strconv.Itoa(shift), 64)
+			if err != nil || ref != v {
+				t.Fatalf("parseSimpleDecimal(%q, %d) = %v, strconv: %v, %v", s, shift, v, ref, err)
+			}
+		}
+		m := decimalNumber.FindStringSubmatch(s)
+		if m == nil {
+			return
+		}
+		e := 0
+		if m[2] != "" {
+			var err error
+			if e, err = strconv.Atoi(m[2][1:]); err != nil || e < -1000 || e > 1000 {
+				return
+			}
+		}
+		ref, err := strconv.ParseFloat(m[1]+"e"+strconv.Itoa(e-shift), 64)
+		if err != nil {
+			return // out of range
+		}
+		got, gerr := parseSigned(s, newScale(1/pow10[shift]))
+		if gerr != nil || got != ref {
+			t.Fatalf("parseSigned(%q, 10^-%d s) = %v, %v; strconv: %v", s, shift, got, gerr, ref)
+		}
+	})
+}
+
+// decimalNumber is a decimal number: sign and digits (m[1]), exponent (m[2]).
+var decimalNumber = regexp.MustCompile(`^([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))([eE][+-]?[0-9]+)?$`)
+
+// FuzzUnitInName: no name panics, and a name whose last word is a unit
+// word keeps its unit behind any prefix.
+func FuzzUnitInName(f *testing.F) {
+	for _, s := range []string{"Latency(ms)", "settle_ms", "latencyMs", "ms_count", "status", "(", "[ms", "a)b(", "http_request_duration_seconds_sum", "µs"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		v, ok := parseSimpleDecimal([]byte(s))
-		if !ok {
-			return
+		u := UnitInName(s)
+		if u != 0 && !slices.ContainsFunc(units, func(n struct {
+			u    Unit
+			name string
+		}) bool {
+			return n.u == u
+		}) {
+			t.Fatalf("UnitInName(%q) = %v, not a named unit", s, u)
 		}
-		ref, err := strconv.ParseFloat(s, 64)
-		if err != nil || ref != v {
-			t.Fatalf("parseSimpleDecimal(%q) = %v, strconv: %v, %v", s, v, ref, err)
+		for w, want := range unitWords {
+			if got := UnitInName(strings.Map(func(r rune) rune {
+				if strings.ContainsRune("()[]", r) {
+					return -1
+				}
+				return r
+			}, s) + "_x_" + w); got != want && !strings.HasSuffix(strings.ToLower(s), "per") {
+				t.Fatalf("UnitInName(%q) = %v, want %v", s+"_x_"+w, got, want)
+			}
 		}
 	})
 }
@@ -59,25 +115,37 @@ func FuzzParseTimestamp(f *testing.F) {
 	})
 }
 
-// FuzzParseEpoch: no input panics, and whole numbers of up to 15 digits
-// are exact.
+// FuzzParseEpoch: no input panics, and decimal numbers ([-]digits[.digits])
+// in s, ms, µs or ns are exact: the number times the unit, truncated to
+// whole nanoseconds toward zero (big.Rat arithmetic), whenever that fits
+// well inside an int64.
 func FuzzParseEpoch(f *testing.F) {
-	for _, s := range []string{"1740787228", "1740787228538", "-1", "1.5", "1e300", "NaN", "", "-"} {
-		f.Add(s, true)
+	for _, s := range []string{"1740787228", "1740787228538", "1740787228538123", "1740787228538123456", "-1", "1.5", "1740787228.538123456789", ".5", "1e300", "NaN", "", "-", "9223372036854775807"} {
+		f.Add(s, uint8(0))
+		f.Add(s, uint8(3))
 	}
-	f.Fuzz(func(t *testing.T, s string, ms bool) {
-		unit := int64(1e9)
-		if ms {
-			unit = 1e6
-		}
+	f.Fuzz(func(t *testing.T, s string, k uint8) {
+		unit := []int64{1e9, 1e6, 1e3, 1}[k%4]
 		got, err := parseEpoch([]byte(s), unit)
-		if n, perr := strconv.ParseInt(s, 10, 64); perr == nil && len(s) <= 15 && s[0] != '+' {
-			if err != nil || got != n*unit {
-				t.Fatalf("parseEpoch(%q) = %d, %v; want %d", s, got, err, n*unit)
-			}
+		if !plainDecimal.MatchString(s) {
+			return
+		}
+		r, ok := new(big.Rat).SetString(s)
+		if !ok {
+			return
+		}
+		r.Mul(r, new(big.Rat).SetInt64(unit))
+		want := new(big.Int).Quo(r.Num(), r.Denom()) // truncated toward zero
+		if want.CmpAbs(big.NewInt(1<<62)) >= 0 {
+			return
+		}
+		if err != nil || got != want.Int64() {
+			t.Fatalf("parseEpoch(%q, %d) = %d, %v; want %d", s, unit, got, err, want)
 		}
 	})
 }
+
+var plainDecimal = regexp.MustCompile(`^-?([0-9]+(\.[0-9]*)?|\.[0-9]+)$`)
 
 // FuzzReadParquet: a damaged Parquet file (any bytes, seeded from valid
 // files) gives a sample or an error, never a panic, and the report adds up.

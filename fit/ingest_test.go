@@ -245,7 +245,7 @@ func TestParseTimestamp(t *testing.T) {
 func TestParseSimpleDecimal(t *testing.T) {
 	// The fast path must agree with strconv.ParseFloat bit for bit.
 	for _, s := range []string{"0", "1", "0.1", "14.485", "123456789012345", "0.00000000000001", "9.99999999999999", ".5", "5.", "86380"} {
-		v, ok := parseSimpleDecimal([]byte(s))
+		v, ok := parseSimpleDecimal([]byte(s), 0)
 		ref, err := ParseSeconds(s, 1)
 		if !ok || err != nil || v != ref {
 			t.Errorf("parseSimpleDecimal(%q) = %v, %v, want %v", s, v, ok, ref)
@@ -297,7 +297,7 @@ func TestReadErrors(t *testing.T) {
 		{"parquet wrong type", []string{pq}, ReadOptions{Column: "created_at"}, ErrWrongType,
 			pq + `, column "created_at": wrong column type: want a number, duration or string, found timestamp[ms, tz=UTC]`},
 		{"parquet epoch needed", []string{pq}, ReadOptions{Start: "wait_ms", End: "settled_at"}, ErrWrongType,
-			pq + `, column "wait_ms": wrong column type: want a timestamp, date or string (or --epoch s|ms for epoch numbers), found int64`},
+			pq + `, column "wait_ms": wrong column type: want a timestamp, date or string (or --epoch s|ms|us|ns for epoch numbers), found int64`},
 		{"parquet negative", []string{pq}, ReadOptions{Column: "age"}, ErrNegative,
 			pq + `: row group 1, row 2, column "age": negative duration: -1`},
 		{"parquet truncated", []string{trunc}, col, ErrCorrupt, ""},
@@ -324,7 +324,8 @@ func TestReadDropInvalid(t *testing.T) {
 	if want := []float64{1.5, 120}; !slices.Equal(s.Times, want) {
 		t.Errorf("Times = %v, want %v", s.Times, want)
 	}
-	want := Report{Read: 6, Used: 2, Files: 1, Dropped: map[string]int{"not a number": 1, "negative": 1, "empty": 1, "not finite": 1}}
+	want := Report{Read: 6, Used: 2, Files: 1, Dropped: map[string]int{"not a number": 1, "negative": 1, "empty": 1, "not finite": 1},
+		Unit: Second, UnitFrom: UnitFromName, UnitColumn: "settle_s"}
 	if diff := cmp.Diff(want, *rep); diff != "" {
 		t.Errorf("Report (-want +got):\n%s", diff)
 	}
@@ -452,6 +453,7 @@ func FuzzReadCSV(f *testing.F) {
 	for _, s := range []string{
 		"settle_s\n1\n2.5\n", "a,settle_s\r\nx,\"1\"\r\n", "settle_s\n\"1\n\"\n", "\ufeffsettle_s,b\n1,\"a,\"\"b\"\n",
 		"settle_s\n1e3\n-1\nNaN\n1h\n", "x\n", "", "settle_s\n\"", "settle_s,m\n1,a\n2,b\n3,\n",
+		"settle_s,m\n1,a\n-0.5,b\n1,a\n2,a\n", "m,settle_s\n\"a\",-1e-3\n\"a\",1\r\na,1\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -485,6 +487,19 @@ func FuzzReadCSV(f *testing.F) {
 		}
 		if rep.Read != rep.Used+rep.Excluded+rep.DroppedTotal() {
 			t.Fatalf("report does not add up: %v", rep)
+		}
+		// Negatives made 0 and ids deduplicated: still every row counted,
+		// and the same rows whatever the blocks.
+		cl := ReadOptions{Column: "settle_s", Dedupe: opt.Segment, Negative: NegativeZero, DropInvalid: true}
+		c1, crep, cerr := ReadCSV(bytes.NewReader(data), "fuzz", cl)
+		chunkSize = 5
+		c2, _, cerr2 := ReadCSV(bytes.NewReader(data), "fuzz", cl)
+		chunkSize = 1 << 21
+		if (cerr == nil) != (cerr2 == nil) || (cerr == nil && !slices.Equal(c1.Times, c2.Times)) {
+			t.Fatalf("cleaning, small blocks differ: %v vs %v", cerr, cerr2)
+		}
+		if cerr == nil && (crep.Read != crep.Used+crep.Excluded+crep.DroppedTotal() || crep.Zeroed > crep.Used || slices.Min(c1.Times) < 0) {
+			t.Fatalf("cleaning: report does not add up or a time is negative: %v", crep)
 		}
 		var out bytes.Buffer
 		out.WriteString("settle_s,m\n")

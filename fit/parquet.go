@@ -2,6 +2,7 @@ package fit
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"runtime"
@@ -37,6 +38,10 @@ type pqFile struct {
 	// durNs is the unit in nanoseconds of each role's Arrow duration
 	// column, 0 for other types (see readAsInt64).
 	durNs [nRoles]int64
+	// rep, when not nil, counts rows that repeat an earlier one, by the
+	// columns in use: only when they include timestamps or bin bounds,
+	// as durations alone repeat by chance (ties).
+	rep *repeats
 }
 
 // readAsInt64 makes fr read Arrow duration columns as the INT64 values
@@ -72,6 +77,10 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 		}
 		files[i] = f
 		m.warnLayout(f.columns, in.part, p)
+		m.noteUnit(p, f.durNs)
+		if p.opt.Dedupe == "" && (p.names[roleStart] != "" || p.opt.Binned) {
+			f.rep = &m.repeats
+		}
 		for rg := range f.rowGroup {
 			units = append(units, &pqUnit{file: i, rg: rg, done: make(chan struct{})})
 		}
@@ -254,8 +263,8 @@ func wantType(p *plan, r role) string {
 		if p.epochNs > 0 {
 			return "a timestamp, date, string or epoch number"
 		}
-		return "a timestamp, date or string (or --epoch s|ms for epoch numbers)"
-	case roleStatus, roleSegment:
+		return "a timestamp, date or string (or --epoch s|ms|us|ns for epoch numbers)"
+	case roleStatus, roleSegment, roleID:
 		return "a string, integer or boolean"
 	case roleCount, roleCensCount:
 		return "a number"
@@ -274,7 +283,7 @@ func checkType(p *plan, r role, t arrow.DataType) error {
 	switch r {
 	case roleStart, roleEnd:
 		ok = id == arrow.TIMESTAMP || id == arrow.DATE32 || id == arrow.DATE64 || isText || (isNum && p.epochNs > 0)
-	case roleStatus, roleSegment:
+	case roleStatus, roleSegment, roleID:
 		ok = isText || arrow.IsInteger(id) || id == arrow.BOOL
 	case roleCount, roleCensCount:
 		ok = isNum || isText
@@ -296,6 +305,26 @@ type pqReader struct {
 	cells [nRoles]cell
 	get   [nRoles]func(i int, c *cell)
 	texts [nRoles][]byte
+	key   []byte // a row's cells in use, for the repeat count
+}
+
+// appendCells appends the cells of the roles in use to key, each as its
+// kind and value, so that equal rows give equal keys.
+func appendCells(key []byte, c *[nRoles]cell, active []role) []byte {
+	for _, ro := range active {
+		x := &c[ro]
+		key = append(key, byte(x.kind))
+		switch x.kind {
+		case cellText:
+			key = binary.LittleEndian.AppendUint32(key, uint32(len(x.b)))
+			key = append(key, x.b...)
+		case cellNum:
+			key = binary.LittleEndian.AppendUint64(key, math.Float64bits(x.f))
+		case cellInt, cellNanos:
+			key = binary.LittleEndian.AppendUint64(key, uint64(x.ns))
+		}
+	}
+	return key
 }
 
 func (r *pqReader) close() {
@@ -402,17 +431,30 @@ func (r *pqReader) readPlain(f *pqFile, rg int, p *plan, b *batch) (ok bool, err
 		}
 		got += vals
 	}
-	// The general path's checks (checkSeconds), over the whole row group.
-	u := p.unitSec
+	// The general path's checks (checkFinite, the sign), over the whole
+	// row group.
+	sc := p.scale
 	if f.durNs[roleDur] > 0 {
-		u = 1 // an Arrow duration, in seconds already
+		sc = newScale(1) // an Arrow duration, in seconds already
 	}
-	for i, v := range dst {
-		v *= u
-		if !(v >= 0) || math.IsInf(v, 1) {
-			return false, nil
+	// Two loops, so that neither tests the unit per value.
+	if div := sc.div; div != 1 {
+		for i, v := range dst {
+			v /= div
+			if !(v >= 0) || math.IsInf(v, 1) {
+				return false, nil
+			}
+			dst[i] = v
 		}
-		dst[i] = v
+	} else {
+		mul := sc.mul
+		for i, v := range dst {
+			v *= mul
+			if !(v >= 0) || math.IsInf(v, 1) {
+				return false, nil
+			}
+			dst[i] = v
+		}
 	}
 	b.times, b.read, b.used = dst, n, n
 	return true, nil
@@ -492,9 +534,18 @@ func (r *pqReader) read(f *pqFile, rg int, p *plan, b *batch) (err error) {
 			active = append(active, role(ro))
 		}
 		n := int(rec.NumRows())
+		if f.rep != nil && !b.sampling {
+			b.lim, b.sampling = limit(f.rep.level.Load()), true
+		}
 		for i := range n {
 			for _, ro := range active {
 				r.get[ro](i, &r.cells[ro])
+			}
+			if f.rep != nil {
+				r.key = appendCells(r.key[:0], &r.cells, active)
+				if sel := rowSelector(r.key); sel <= b.lim {
+					b.sample(r.key, sel)
+				}
 			}
 			if ro, err := p.row(b, &r.cells); err != nil {
 				b.err = &ParseError{Row: base + i + 1, Column: p.names[ro], Err: err}
@@ -512,7 +563,7 @@ func (r *pqReader) read(f *pqFile, rg int, p *plan, b *batch) (err error) {
 // getter returns a function that loads row i of a into a cell. Text roles
 // (status, segment) get text whatever the column type.
 func (r *pqReader) getter(ro role, a arrow.Array) func(i int, c *cell) {
-	text := ro == roleStatus || ro == roleSegment
+	text := ro == roleStatus || ro == roleSegment || ro == roleID
 	nulls := a.NullN() > 0
 	wrap := func(f func(i int, c *cell)) func(i int, c *cell) {
 		if !nulls {
@@ -536,7 +587,9 @@ func (r *pqReader) getter(ro role, a arrow.Array) func(i int, c *cell) {
 				*c = cell{kind: cellText, b: r.texts[ro]}
 			})
 		}
-		return num(func(i int) float64 { return float64(v(i)) })
+		// Integers stay exact: epoch nanoseconds overflow a float64's
+		// 53 bits.
+		return wrap(func(i int, c *cell) { *c = cell{kind: cellInt, ns: v(i)} })
 	}
 	str := func(v func(i int) string) func(i int, c *cell) {
 		return wrap(func(i int, c *cell) {

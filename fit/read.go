@@ -67,41 +67,6 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// Unit is the unit of bare numbers in a duration column, or of epoch
-// timestamps.
-type Unit time.Duration
-
-// Units accepted by --unit and --epoch.
-const (
-	Millisecond = Unit(time.Millisecond)
-	Second      = Unit(time.Second)
-	Minute      = Unit(time.Minute)
-	Hour        = Unit(time.Hour)
-)
-
-// ParseUnit parses "ms", "s", "m" or "h"; "" means seconds.
-func ParseUnit(s string) (Unit, error) {
-	switch s {
-	case "ms":
-		return Millisecond, nil
-	case "s", "":
-		return Second, nil
-	case "m", "min":
-		return Minute, nil
-	case "h":
-		return Hour, nil
-	}
-	return 0, fmt.Errorf("unit %q: want ms, s, m or h", s)
-}
-
-// seconds returns how many seconds one unit is.
-func (u Unit) seconds() float64 {
-	if u == 0 {
-		return 1
-	}
-	return time.Duration(u).Seconds()
-}
-
 // ReadOptions says where the settle times are in the input and how to read
 // them. The zero value reads nothing useful: set Column, or Start and End,
 // or Binned.
@@ -113,17 +78,34 @@ func (u Unit) seconds() float64 {
 // settle. A row whose Status is one of ExcludeStatus is left out and
 // counted in Report.Excluded.
 type ReadOptions struct {
-	// Column is the name of the duration column: seconds (or Unit) as
-	// integer or decimal numbers, Go duration strings ("1.5s", "2m"), or a
-	// Parquet integer, floating or duration column. Leave it empty when
-	// Start and End are set.
+	// Column is the name of the duration column: bare integer or decimal
+	// numbers in Unit, Go duration strings ("1.5s", "2m"), or a Parquet
+	// integer, floating or duration column. Leave it empty when Start and
+	// End are set.
 	Column string
-	// Unit is the unit of bare numbers in Column and in binned bounds;
-	// 0 means seconds.
+	// Unit is the unit of bare numbers in Column and in binned bounds.
+	// 0 means the unit the column's name says (UnitInName: "Latency(ms)",
+	// "settle_ms", "duration_seconds"; for binned input, the bound
+	// columns' names), else seconds. A Parquet duration column holds its
+	// own unit, which is used whatever Unit says. Report.Unit and
+	// Report.UnitFrom tell which unit was used and why.
 	Unit Unit
 	// DropInvalid drops rows with bad values instead of failing; each
 	// drop is counted per reason in Report.Dropped.
 	DropInvalid bool
+	// Negative says what a negative duration, or an end before its start,
+	// does: NegativeError (the zero value) fails, or drops the row with
+	// DropInvalid; NegativeDrop drops it, NegativeZero makes it 0 (small
+	// negative durations come from clock skew between the machines that
+	// wrote the timestamps). Both are counted in the Report. Binned
+	// bounds must not be negative whatever it says.
+	Negative Negative
+	// Dedupe names an id column: of the rows with the same value in it,
+	// the first row used is kept and later ones are dropped, counted as
+	// "duplicate id" in Report.Dropped. Empty means no deduplication;
+	// rows that repeat an earlier row exactly are then counted in
+	// Report.Repeated and warned about.
+	Dedupe string
 	// Delimiter separates CSV fields; 0 means ','. It must be an ASCII
 	// character other than '"', '\r' and '\n'.
 	Delimiter rune
@@ -134,8 +116,9 @@ type ReadOptions struct {
 	// optional zone (none means UTC); with Epoch set they are epoch
 	// numbers. Parquet timestamp columns are read as they are.
 	Start, End string
-	// Epoch is the unit of numeric timestamps (Second or Millisecond);
-	// 0 means timestamps are RFC 3339 text or Parquet timestamps.
+	// Epoch is the unit of numeric timestamps (Second, Millisecond,
+	// Microsecond or Nanosecond since 1970-01-01 UTC); 0 means timestamps
+	// are RFC 3339 text or Parquet timestamps.
 	Epoch Unit
 
 	// Status names the outcome column. Empty means no column: then, with
@@ -174,6 +157,43 @@ type ReadOptions struct {
 	Workers int
 }
 
+// Negative is what reading does with a negative duration, or an end
+// before its start (ReadOptions.Negative).
+type Negative int
+
+const (
+	// NegativeError fails, naming the row (or drops it with DropInvalid).
+	NegativeError Negative = iota
+	// NegativeDrop drops the row, counted as "negative" or "end before
+	// start" in Report.Dropped.
+	NegativeDrop
+	// NegativeZero makes the duration 0, counted in Report.Zeroed.
+	NegativeZero
+)
+
+// ParseNegative parses "error", "drop" or "zero"; "" is "error".
+func ParseNegative(s string) (Negative, error) {
+	switch s {
+	case "", "error":
+		return NegativeError, nil
+	case "drop":
+		return NegativeDrop, nil
+	case "zero":
+		return NegativeZero, nil
+	}
+	return 0, fmt.Errorf("%q: want error, drop or zero", s)
+}
+
+func (n Negative) String() string {
+	switch n {
+	case NegativeDrop:
+		return "drop"
+	case NegativeZero:
+		return "zero"
+	}
+	return "error"
+}
+
 // Report counts what happened to the rows of an input: every row read is
 // used, excluded on purpose, or dropped for a reason, so
 // Read = Used + Excluded + DroppedTotal(). Nothing is dropped without being
@@ -189,6 +209,24 @@ type Report struct {
 	Files int `json:"files,omitempty"`
 	// Items is the total count of binned input (0 for raw input).
 	Items float64 `json:"items,omitempty"`
+	// Zeroed counts the negative durations (or ends before starts) made
+	// 0 by NegativeZero, and Lowest is the most negative of them in
+	// seconds. Zeroed rows are among Used.
+	Zeroed int     `json:"zeroed,omitempty"`
+	Lowest float64 `json:"lowest,omitempty"`
+	// Repeated counts the rows that repeat an earlier row exactly (CSV:
+	// the whole line; Parquet: the columns in use, when they include
+	// timestamps), when Dedupe is not set. It is exact when
+	// RepeatedExact is true and estimated from a sample of the rows
+	// otherwise (beyond 4,096 distinct rows: see fit/dedupe.go).
+	Repeated      int  `json:"repeated,omitempty"`
+	RepeatedExact bool `json:"repeated_exact,omitempty"`
+	// Unit is the unit bare numbers of the duration column (or the bounds
+	// of binned input) were read in, UnitFrom why, and UnitColumn the
+	// column whose name or type said it. Zero for timestamp input.
+	Unit       Unit       `json:"unit,omitempty"`
+	UnitFrom   UnitSource `json:"unit_from,omitempty"`
+	UnitColumn string     `json:"unit_column,omitempty"`
 	// Warnings are things about the input a person should look at, such
 	// as a pending status that no row has.
 	Warnings []string `json:"warnings,omitempty"`
@@ -215,14 +253,20 @@ func (r *Report) DroppedTotal() int {
 }
 
 // String gives the counts in one line, reasons sorted:
-// "read 100 rows: used 97 (censored 3), excluded 0, dropped 3 (empty 2, negative 1)".
+// "read 100 rows: used 97 (censored 3), excluded 0, dropped 3 (empty 2, negative 1)";
+// zeroed negatives add "; 2 negative set to 0, lowest -350ms" after the
+// censored count.
 func (r *Report) String() string {
 	var b strings.Builder
 	if r.Items > 0 { // binned input: rows are bins, Censored counts items
 		fmt.Fprintf(&b, "read %d rows (bins): used %d, holding %s items (censored %d), excluded %d, dropped %d",
 			r.Read, r.Used, strconv.FormatFloat(r.Items, 'f', -1, 64), r.Censored, r.Excluded, r.DroppedTotal())
 	} else {
-		fmt.Fprintf(&b, "read %d rows: used %d (censored %d), excluded %d, dropped %d", r.Read, r.Used, r.Censored, r.Excluded, r.DroppedTotal())
+		fmt.Fprintf(&b, "read %d rows: used %d (censored %d", r.Read, r.Used, r.Censored)
+		if r.Zeroed > 0 {
+			fmt.Fprintf(&b, "; %d negative set to 0, lowest %s", r.Zeroed, fmtSigned(r.Lowest))
+		}
+		fmt.Fprintf(&b, "), excluded %d, dropped %d", r.Excluded, r.DroppedTotal())
 	}
 	if len(r.Dropped) > 0 {
 		b.WriteString(" (")
@@ -245,6 +289,13 @@ func (r *Report) add(o *Report) {
 	r.Excluded += o.Excluded
 	r.Files += o.Files
 	r.Items += o.Items
+	if o.Zeroed > 0 {
+		r.Lowest = min(r.Lowest, o.Lowest)
+		if r.Zeroed == 0 {
+			r.Lowest = o.Lowest
+		}
+		r.Zeroed += o.Zeroed
+	}
 	for k, v := range o.Dropped {
 		if r.Dropped == nil {
 			r.Dropped = map[string]int{}

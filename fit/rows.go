@@ -26,6 +26,7 @@ const (
 	roleUpper
 	roleCount
 	roleCensCount
+	roleID
 	nRoles
 )
 
@@ -37,6 +38,7 @@ const (
 	cellEmpty cellKind = iota
 	cellText           // b holds the text
 	cellNum            // f holds a bare number (Unit, or Epoch for timestamps)
+	cellInt            // ns holds a bare integer (Parquet integer columns)
 	cellNanos          // ns holds nanoseconds (Arrow duration or timestamp)
 )
 
@@ -60,12 +62,14 @@ const (
 	reasonFields
 	reasonUTF8
 	reasonBin
+	reasonDuplicateID
 	nReasons
 )
 
 var reasonNames = [nReasons]string{
 	"empty", "not a number", "not finite", "negative", "bad timestamp",
 	"end before start", "no observation time", "wrong field count", "invalid utf-8", "bad bin",
+	"duplicate id",
 }
 
 // reasonOf maps an error to its drop reason; ok is false for errors that
@@ -98,9 +102,20 @@ func reasonOf(err error) (int, bool) {
 
 // plan is ReadOptions checked and turned into what the row loop needs.
 type plan struct {
-	opt         ReadOptions
-	names       [nRoles]string // column per role; "" when unused
-	unitSec     float64
+	opt   ReadOptions
+	names [nRoles]string // column per role; "" when unused
+	// The unit of bare numbers in the duration column or binned bounds,
+	// where it came from, and the column that said it (Report.Unit).
+	unit     Unit
+	unitFrom UnitSource
+	unitCol  string
+	scale    scale
+	warnings []string // about the options, for every Report
+	dedupe   bool     // ReadOptions.Dedupe is set
+	hasSeg   bool     // ReadOptions.Segment is set
+	zeroNeg  bool     // ReadOptions.Negative is NegativeZero
+	cleaning bool     // dedupe or zeroNeg: plan.clean has work
+
 	epochNs     int64 // nanoseconds per epoch unit; 0 means text timestamps
 	pending     []string
 	exclude     []string
@@ -109,16 +124,21 @@ type plan struct {
 }
 
 func newPlan(opt ReadOptions) (*plan, error) {
-	p := &plan{opt: opt, unitSec: opt.Unit.seconds()}
+	p := &plan{opt: opt}
 	if opt.Unit < 0 {
-		return nil, fmt.Errorf("%w: unit %v: want a positive unit", ErrOption, time.Duration(opt.Unit))
+		return nil, fmt.Errorf("%w: unit %v: want a positive unit (--unit)", ErrOption, time.Duration(opt.Unit))
 	}
 	switch opt.Epoch {
 	case 0:
-	case Second, Millisecond:
+	case Second, Millisecond, Microsecond, Nanosecond:
 		p.epochNs = int64(opt.Epoch)
 	default:
-		return nil, fmt.Errorf("%w: epoch unit %v: want s or ms", ErrOption, time.Duration(opt.Epoch))
+		return nil, fmt.Errorf("%w: epoch unit %v: want s, ms, us or ns (--epoch)", ErrOption, time.Duration(opt.Epoch))
+	}
+	switch opt.Negative {
+	case NegativeError, NegativeDrop, NegativeZero:
+	default:
+		return nil, fmt.Errorf("%w: negative %d: want NegativeError, NegativeDrop or NegativeZero (--negative)", ErrOption, opt.Negative)
 	}
 	if d := opt.Delimiter; d != 0 && (d == '"' || d == '\r' || d == '\n' || d >= utf8.RuneSelf) {
 		return nil, fmt.Errorf("%w: delimiter %q: want one ASCII character other than a quote or line break", ErrOption, d)
@@ -138,7 +158,15 @@ func newPlan(opt ReadOptions) (*plan, error) {
 		}
 		p.names[roleDur], p.names[roleStart], p.names[roleEnd] = opt.Column, opt.Start, opt.End
 	}
-	p.names[roleStatus], p.names[roleSegment] = opt.Status, opt.Segment
+	p.names[roleStatus], p.names[roleSegment], p.names[roleID] = opt.Status, opt.Segment, opt.Dedupe
+	p.dedupe, p.hasSeg, p.zeroNeg = opt.Dedupe != "", opt.Segment != "", opt.Negative == NegativeZero
+	p.cleaning = p.dedupe || p.zeroNeg
+	if opt.Dedupe != "" && opt.Binned {
+		return nil, fmt.Errorf("%w: binned input has no rows to deduplicate (--dedupe)", ErrOption)
+	}
+	if err := p.chooseUnit(); err != nil {
+		return nil, err
+	}
 	if (len(opt.Pending) > 0 || len(opt.ExcludeStatus) > 0) && opt.Status == "" {
 		return nil, fmt.Errorf("%w: pending and excluded values need a status column (--status)", ErrOption)
 	}
@@ -154,6 +182,48 @@ func newPlan(opt ReadOptions) (*plan, error) {
 		p.observedNs, p.hasObserved = opt.ObservedAt.UnixNano(), true
 	}
 	return p, nil
+}
+
+// chooseUnit sets the unit of bare numbers: ReadOptions.Unit, else the
+// one the duration columns' names say, else seconds.
+func (p *plan) chooseUnit() error {
+	var cols []string
+	switch {
+	case p.opt.Binned:
+		cols = []string{p.names[roleLower], p.names[roleUpper]}
+	case p.opt.Column != "":
+		cols = []string{p.opt.Column}
+	default:
+		p.scale = newScale(1) // timestamps: no bare durations
+		return nil
+	}
+	var named Unit
+	var namedCol string
+	for _, c := range cols {
+		u := UnitInName(c)
+		if u == 0 {
+			continue
+		}
+		if named != 0 && u != named && p.opt.Unit == 0 {
+			return fmt.Errorf("%w: the bound columns' names say different units (%q: %s, %q: %s): set the unit (--unit)", ErrOption, namedCol, named, c, u)
+		}
+		if named == 0 {
+			named, namedCol = u, c
+		}
+	}
+	switch {
+	case p.opt.Unit > 0:
+		p.unit, p.unitFrom = p.opt.Unit, UnitFromOption
+		if named != 0 && named != p.opt.Unit {
+			p.warnings = append(p.warnings, fmt.Sprintf("the column name %q says %s, but the unit is set to %s (--unit): values are read as %s", namedCol, named, p.opt.Unit, p.opt.Unit))
+		}
+	case named != 0:
+		p.unit, p.unitFrom, p.unitCol = named, UnitFromName, namedCol
+	default:
+		p.unit, p.unitFrom = Second, UnitFromDefault
+	}
+	p.scale = newScale(p.unit.seconds())
+	return nil
 }
 
 // batch collects the rows of one chunk (CSV) or row group (Parquet) with
@@ -173,14 +243,28 @@ type batch struct {
 	statuses []string    // distinct status values of every 64th row, at most maxStatuses
 	lines    int         // CSV lines consumed
 	err      *ParseError // first error, Row local to the batch
+
+	ids      []uint64     // with Dedupe: the id hash of each item
+	sampled  []sampledRow // rows sampled for the repeat count
+	sampling bool         // the rows were offered to the repeat sampler
+	lim      uint64       // the largest fingerprint sampled (limit)
+	seen     *[seenWords]uint64
+	distinct int     // bits set in seen
+	zeroed   int     // negative durations made 0
+	lowest   float64 // the most negative of them
+	first    int64   // the first start instant (epoch timestamps)
+	hasFirst bool
 }
 
 // maxStatuses bounds the status values kept for warnings.
 const maxStatuses = 8
 
 func (b *batch) reset() {
-	*b = batch{times: b.times[:0], seg: b.seg[:0], segIdx: b.segIdx}
+	*b = batch{times: b.times[:0], seg: b.seg[:0], segIdx: b.segIdx, ids: b.ids[:0], sampled: b.sampled[:0], seen: b.seen}
 	clear(b.segIdx)
+	if b.seen != nil {
+		clear(b.seen[:])
+	}
 }
 
 // push appends one item.
@@ -233,11 +317,21 @@ const emptySegment = "(empty)"
 
 // row turns one row's cells into an item of b. It returns the role of the
 // column at fault and the error; with DropInvalid, droppable errors are
-// counted in b instead.
+// counted in b instead, and so are negative durations with NegativeDrop.
 func (p *plan) row(b *batch, c *[nRoles]cell) (role, error) {
 	b.read++
 	r, err := p.item(b, c)
-	if err != nil && p.opt.DropInvalid {
+	if err == nil {
+		return 0, nil
+	}
+	return p.failed(b, r, err)
+}
+
+// failed counts a row that failed with err as dropped, when it is to be
+// dropped rather than fail the read, and returns nil; else it returns err
+// and its column's role r.
+func (p *plan) failed(b *batch, r role, err error) (role, error) {
+	if p.opt.DropInvalid || p.opt.Negative == NegativeDrop && !p.opt.Binned && (errors.Is(err, ErrNegative) || errors.Is(err, ErrEndBeforeStart)) {
 		if reason, ok := reasonOf(err); ok {
 			b.dropped[reason]++
 			return 0, nil
@@ -271,12 +365,19 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 		if t, err = p.seconds(&c[roleDur]); err != nil {
 			return roleDur, err
 		}
+		if t < 0 && !p.zeroNeg {
+			return roleDur, negativeError(&c[roleDur])
+		}
 	} else {
 		start, err := p.instant(&c[roleStart])
 		if err != nil {
 			return roleStart, err
 		}
+		if !b.hasFirst {
+			b.first, b.hasFirst = start, true
+		}
 		var end int64
+		observed := false
 		switch {
 		case c[roleEnd].kind != cellEmpty && !(c[roleEnd].kind == cellText && len(trimSpace(c[roleEnd].b)) == 0):
 			if end, err = p.instant(&c[roleEnd]); err != nil {
@@ -291,19 +392,19 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 			return roleEnd, ErrNoObservation
 		default:
 			// No end yet: the row was still pending when observation ended.
-			pending = true
+			pending, observed = true, true
 			end = p.observedNs
-			if end < start {
+		}
+		if end < start && !p.zeroNeg {
+			if observed {
 				return roleEnd, fmt.Errorf("%w: observed at %s, started %s", ErrEndBeforeStart, fmtNanos(end), fmtNanos(start))
 			}
-		}
-		if end < start {
 			return roleEnd, fmt.Errorf("%w: start %s, end %s", ErrEndBeforeStart, fmtNanos(start), fmtNanos(end))
 		}
 		t = float64(end-start) / 1e9
 	}
 	var seg int32
-	hasSeg := p.names[roleSegment] != ""
+	hasSeg := p.hasSeg
 	if hasSeg {
 		s := trimSpace(c[roleSegment].b)
 		if !utf8.Valid(s) {
@@ -314,6 +415,12 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 		}
 		seg = b.segment(s)
 	}
+	if p.cleaning {
+		var err error
+		if t, err = p.clean(b, c, t); err != nil {
+			return roleID, err
+		}
+	}
 	b.push(t, pending, 1, false, seg, hasSeg)
 	b.used++
 	if pending {
@@ -322,28 +429,76 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 	return 0, nil
 }
 
-// seconds reads a duration cell as seconds.
+// clean does, for a row about to be used with duration t, what Dedupe and
+// NegativeZero ask: it notes the row's id and makes a negative t 0,
+// counted. The error is about the id.
+func (p *plan) clean(b *batch, c *[nRoles]cell, t float64) (float64, error) {
+	if p.dedupe {
+		h, err := idOf(&c[roleID])
+		if err != nil {
+			return t, err
+		}
+		b.ids = append(b.ids, h)
+	}
+	if t < 0 {
+		if b.zeroed == 0 || t < b.lowest {
+			b.lowest = t
+		}
+		b.zeroed++
+		t = 0
+	}
+	return t, nil
+}
+
+// negativeError is the ErrNegative error for a cell, quoting its value as
+// the input has it.
+func negativeError(c *cell) error {
+	switch c.kind {
+	case cellText:
+		return fmt.Errorf("%w: %q", ErrNegative, trimSpace(c.b))
+	case cellNum:
+		return fmt.Errorf("%w: %v", ErrNegative, c.f)
+	case cellInt:
+		return fmt.Errorf("%w: %d", ErrNegative, c.ns)
+	}
+	return fmt.Errorf("%w: %s", ErrNegative, time.Duration(c.ns))
+}
+
+// idOf hashes the id cell of a row for Dedupe; an empty id is an error.
+func idOf(c *cell) (uint64, error) {
+	switch c.kind {
+	case cellText:
+		s := trimSpace(c.b)
+		if len(s) == 0 {
+			return 0, ErrEmptyValue
+		}
+		return idHash(s), nil
+	case cellInt, cellNanos:
+		return mix64(uint64(c.ns)), nil
+	case cellNum:
+		return mix64(math.Float64bits(c.f)), nil
+	}
+	return 0, ErrEmptyValue
+}
+
+// seconds reads a duration cell as seconds; the result may be negative.
 func (p *plan) seconds(c *cell) (float64, error) {
 	switch c.kind {
 	case cellText:
-		return parseSecondsBytes(c.b, p.unitSec)
+		return parseSecondsBytes(c.b, &p.scale)
 	case cellNum:
-		return checkSeconds(c.f*p.unitSec, c.f)
+		return checkFinite(p.scale.of(c.f), c.f)
+	case cellInt:
+		return p.scale.of(float64(c.ns)), nil
 	case cellNanos:
-		if c.ns < 0 {
-			return 0, fmt.Errorf("%w: %s", ErrNegative, time.Duration(c.ns))
-		}
 		return float64(c.ns) / 1e9, nil
 	}
 	return 0, ErrEmptyValue
 }
 
-func checkSeconds(v, raw float64) (float64, error) {
+func checkFinite(v, raw float64) (float64, error) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%w: %v", ErrNotFinite, raw)
-	}
-	if v < 0 {
-		return 0, fmt.Errorf("%w: %v", ErrNegative, raw)
 	}
 	return v, nil
 }
@@ -362,41 +517,64 @@ func (p *plan) instant(c *cell) (int64, error) {
 		return parseTimestamp(s)
 	case cellNum:
 		if p.epochNs == 0 {
-			return 0, fmt.Errorf("%w: found the number %v; for epoch numbers set --epoch s or ms (ReadOptions.Epoch)", ErrBadTimestamp, c.f)
+			return 0, fmt.Errorf("%w: found the number %v%s", ErrBadTimestamp, c.f, epochHint(c.f))
 		}
 		ns := c.f * float64(p.epochNs)
-		if math.IsNaN(ns) || math.Abs(ns) > math.MaxInt64 {
+		if math.IsNaN(ns) || math.Abs(ns) >= math.MaxInt64 {
 			return 0, fmt.Errorf("%w: epoch %v out of range", ErrBadTimestamp, c.f)
 		}
-		return int64(ns), nil
+		return int64(math.Round(ns)), nil
+	case cellInt:
+		if p.epochNs == 0 {
+			return 0, fmt.Errorf("%w: found the number %d%s", ErrBadTimestamp, c.ns, epochHint(float64(c.ns)))
+		}
+		ns, ok := mulInt64(c.ns, p.epochNs)
+		if !ok {
+			return 0, fmt.Errorf("%w: epoch %d out of range", ErrBadTimestamp, c.ns)
+		}
+		return ns, nil
 	case cellNanos:
 		return c.ns, nil
 	}
 	return 0, ErrEmptyValue
 }
 
+// mulInt64 returns a·b and whether it fits in an int64.
+func mulInt64(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	c := a * b
+	if c/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
+		return 0, false
+	}
+	return c, true
+}
+
 func fmtNanos(ns int64) string {
 	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
 }
 
-// parseSecondsBytes is ParseSeconds on a byte slice, without allocating
-// unless the value is bad.
-func parseSecondsBytes(b []byte, unitSeconds float64) (float64, error) {
+// parseSecondsBytes parses a duration value as seconds, without
+// allocating unless the value is bad; the result may be negative.
+func parseSecondsBytes(b []byte, sc *scale) (float64, error) {
 	b = trimSpace(b)
 	if len(b) == 0 {
 		return 0, ErrEmptyValue
 	}
-	if v, ok := parseSimpleDecimal(b); ok {
-		return v * unitSeconds, nil
+	if v, ok := parseSimpleDecimal(b, sc.shift); ok {
+		return v * sc.mul, nil // mul is 1 when shift is not 0
 	}
-	return ParseSeconds(unsafeString(b), unitSeconds)
+	return parseSigned(unsafeString(b), *sc)
 }
 
 // parseSimpleDecimal parses digits with at most one '.' and up to 15
-// significant digits exactly (both parts are exact in float64 and one
-// correctly rounded division gives the nearest float, as strconv would).
-// It reports false for anything else, which then takes the general path.
-func parseSimpleDecimal(b []byte) (float64, bool) {
+// significant digits, divided by 10^shift, exactly: the digits as an
+// integer and the power of ten are both exact in float64 (up to 10²²), so
+// one correctly rounded division gives the nearest float, as strconv
+// would. It reports false for anything else, which then takes the general
+// path.
+func parseSimpleDecimal(b []byte, shift int) (float64, bool) {
 	if len(b) == 0 || len(b) > 16 {
 		return 0, false
 	}
@@ -416,14 +594,21 @@ func parseSimpleDecimal(b []byte) (float64, bool) {
 	if digits == 0 || digits > 15 {
 		return 0, false
 	}
-	if frac < 0 {
+	if frac < 0 && shift == 0 {
 		return float64(mant), true
 	}
-	n := len(b) - frac - 1
+	n := shift
+	if frac >= 0 {
+		n += len(b) - frac - 1
+	}
+	if n >= len(pow10) {
+		return 0, false
+	}
 	return float64(mant) / pow10[n], true
 }
 
-var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16}
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+	1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
 func trimSpace(b []byte) []byte {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
@@ -452,6 +637,17 @@ type merger struct {
 	rep      Report
 	segIdx   map[string]int32
 	remap    []int32
+
+	repeats  repeats // rows repeating an earlier row, without Dedupe
+	ids      idSet   // the ids seen, with Dedupe
+	first    int64   // the first start instant read, when hasFirst
+	hasFirst bool
+	// typed is the unit of the Parquet duration columns read; untyped
+	// is set when some input's duration column holds bare numbers or
+	// text instead.
+	typed    Unit
+	typedCol string
+	untyped  bool
 }
 
 // reserve makes room for n more items, so that appending them does not
@@ -484,6 +680,9 @@ func regrow[E any](s []E, c int) []E {
 }
 
 func (m *merger) add(b *batch) {
+	if b.ids != nil {
+		m.dedupe(b)
+	}
 	n0 := len(m.s.Times)
 	if len(b.times) > 0 && cap(m.s.Times) >= n0+len(b.times) && &m.s.Times[:n0+1][n0] == &b.times[0] {
 		m.s.Times = m.s.Times[:n0+len(b.times)] // decoded in place
@@ -544,6 +743,18 @@ func (m *merger) add(b *batch) {
 	m.rep.Excluded += b.excluded
 	m.rep.Censored += b.censored
 	m.rep.Items += b.items
+	if b.zeroed > 0 {
+		if m.rep.Zeroed == 0 || b.lowest < m.rep.Lowest {
+			m.rep.Lowest = b.lowest
+		}
+		m.rep.Zeroed += b.zeroed
+	}
+	if b.sampling {
+		m.repeats.add(b.sampled, b.read, b.lim)
+	}
+	if b.hasFirst && !m.hasFirst {
+		m.first, m.hasFirst = b.first, true
+	}
 	for r, n := range b.dropped {
 		if n > 0 {
 			if m.rep.Dropped == nil {
@@ -552,6 +763,57 @@ func (m *merger) add(b *batch) {
 			m.rep.Dropped[reasonNames[r]] += n
 		}
 	}
+}
+
+// noteUnit records whether the duration columns of an input (or its bin
+// bounds) are Parquet durations, whose type gives their unit (durNs, the
+// unit in nanoseconds per role, 0 for other types), or bare numbers.
+func (m *merger) noteUnit(p *plan, durNs [nRoles]int64) {
+	for _, r := range []role{roleDur, roleLower, roleUpper} {
+		switch {
+		case p.names[r] == "":
+		case durNs[r] > 0:
+			if m.typed == 0 {
+				m.typed, m.typedCol = Unit(durNs[r]), p.names[r]
+			}
+		default:
+			m.untyped = true
+		}
+	}
+}
+
+// dedupe drops the items of b whose id an earlier item had (Dedupe),
+// keeping the first of each id in input order.
+func (m *merger) dedupe(b *batch) {
+	k := 0
+	for i, h := range b.ids {
+		if !m.ids.add(h) {
+			b.used--
+			if b.cens != nil && b.cens[i] {
+				b.censored--
+			}
+			b.dropped[reasonDuplicateID]++
+			continue
+		}
+		if k != i {
+			b.times[k] = b.times[i]
+			if b.cens != nil {
+				b.cens[k] = b.cens[i]
+			}
+			if b.seg != nil {
+				b.seg[k] = b.seg[i]
+			}
+		}
+		k++
+	}
+	b.times = b.times[:k]
+	if b.cens != nil {
+		b.cens = b.cens[:k]
+	}
+	if b.seg != nil {
+		b.seg = b.seg[:k]
+	}
+	b.ids = b.ids[:k]
 }
 
 // finish checks that something was read and returns the results.
@@ -573,10 +835,20 @@ func (m *merger) warnLayout(columns []string, part map[string]string, p *plan) {
 	}
 }
 
-func (m *merger) finish(name string, opt ReadOptions) (*Sample, *Report, error) {
+func (m *merger) finish(name string, p *plan) (*Sample, *Report, error) {
+	opt := p.opt
 	if m.rep.Dropped == nil {
 		m.rep.Dropped = map[string]int{} // "dropped": {} in JSON, not null
 	}
+	m.rep.Warnings = append(slices.Clone(p.warnings), m.rep.Warnings...)
+	m.rep.Unit, m.rep.UnitFrom, m.rep.UnitColumn = p.unit, p.unitFrom, p.unitCol
+	if m.typed != 0 && !m.untyped {
+		m.rep.Unit, m.rep.UnitFrom, m.rep.UnitColumn = m.typed, UnitFromType, m.typedCol
+		if opt.Unit != 0 && opt.Unit != m.typed {
+			m.rep.warn("the column %q is a Parquet duration in %s, which is used: the unit set (--unit %s) is not", m.typedCol, m.typed, opt.Unit)
+		}
+	}
+	m.warnCleaning(p)
 	// A misspelt status value matches nothing, and its rows then count as
 	// settled (or not excluded) without a word: say so.
 	seen := ""
@@ -597,6 +869,10 @@ func (m *merger) finish(name string, opt ReadOptions) (*Sample, *Report, error) 
 		rep := m.rep
 		return nil, &rep, &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: %s", ErrNoRows, &rep)}
 	}
+	if m.rep.Unit != 0 {
+		m.warnMagnitude()
+	}
+	m.warnEpoch(p)
 	s, rep := m.s, m.rep
 	return &s, &rep, nil
 }
@@ -604,10 +880,24 @@ func (m *merger) finish(name string, opt ReadOptions) (*Sample, *Report, error) 
 // formatFloat formats v so that parsing gives v back.
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-// ParseSeconds parses one duration value: a number in units of unitSeconds
-// seconds, or a Go duration string ("1.5s", "2m"). It rejects empty, NaN,
-// infinite and negative values with the matching sentinel error.
+// ParseSeconds parses one duration value: a number in units of
+// unitSeconds seconds, or a Go duration string ("1.5s", "2m"). It rejects
+// empty, NaN, infinite and negative values with the matching sentinel
+// error. Numbers in units shorter than a second are divided, not
+// multiplied: ParseSeconds("1234", 0.001) is exactly ParseSeconds("1.234", 1).
 func ParseSeconds(s string, unitSeconds float64) (float64, error) {
+	v, err := parseSigned(s, newScale(unitSeconds))
+	if err == nil && v < 0 {
+		return 0, fmt.Errorf("%w: %q", ErrNegative, strings.TrimSpace(s))
+	}
+	return v, err
+}
+
+// parseSigned is ParseSeconds without the sign check. A decimal number in
+// a unit of 10^-k s is parsed with its decimal point moved k places (its
+// exponent lowered by k), so that it rounds once, as the same value
+// written in seconds does.
+func parseSigned(s string, sc scale) (float64, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return 0, ErrEmptyValue
@@ -622,20 +912,40 @@ func ParseSeconds(s string, unitSeconds float64) (float64, error) {
 		if derr != nil {
 			return 0, fmt.Errorf("%w: %q", ErrNotNumber, s)
 		}
-		if d < 0 {
-			return 0, fmt.Errorf("%w: %q", ErrNegative, s)
-		}
 		return d.Seconds(), nil
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%w: %q", ErrNotFinite, s)
 	}
-	v *= unitSeconds
-	if v < 0 {
-		return 0, fmt.Errorf("%w: %q", ErrNegative, s)
+	if sc.shift > 0 {
+		if w, ok := shiftDecimal(s, sc.shift); ok {
+			return w, nil
+		}
 	}
+	v = sc.of(v)
 	if math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%w: %q", ErrNotFinite, s)
 	}
 	return v, nil
+}
+
+// shiftDecimal parses the decimal number s divided by 10^k, rounding once;
+// ok is false for what is not a plain decimal (hex, inf, nan).
+func shiftDecimal(s string, k int) (float64, bool) {
+	mant, exp := s, 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil || e < -1e6 || e > 1e6 {
+			return 0, false
+		}
+		mant, exp = s[:i], e
+	}
+	for i := 0; i < len(mant); i++ {
+		c := mant[i]
+		if !(c >= '0' && c <= '9' || c == '.' || (i == 0 && (c == '-' || c == '+'))) {
+			return 0, false
+		}
+	}
+	v, err := strconv.ParseFloat(mant+"e"+strconv.Itoa(exp-k), 64)
+	return v, err == nil
 }

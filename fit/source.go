@@ -84,7 +84,7 @@ func Read(paths []string, opt ReadOptions) (*Sample, *Report, error) {
 		m.rep.Files++
 		i++
 	}
-	return m.finish(strings.Join(paths, ", "), opt)
+	return m.finish(strings.Join(paths, ", "), p)
 }
 
 func readCSVInput(in input, p *plan, bar *progress, m *merger) error {

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -23,14 +24,14 @@ func parseTimestamp(b []byte) (int64, error) {
 
 // ParseTime parses an instant as the timestamp columns are read: RFC 3339
 // with or without fractional seconds and zone (see parseTimestamp), or,
-// with epoch Second or Millisecond, an epoch number. Errors wrap
-// ErrBadTimestamp.
+// with epoch Second, Millisecond, Microsecond or Nanosecond, an epoch
+// number. Errors wrap ErrBadTimestamp.
 func ParseTime(s string, epoch Unit) (time.Time, error) {
 	b := []byte(strings.TrimSpace(s))
 	if ns, ok := parseTimestampOK(b); ok {
 		return time.Unix(0, ns).UTC(), nil
 	}
-	if epoch == Second || epoch == Millisecond {
+	if epoch == Second || epoch == Millisecond || epoch == Microsecond || epoch == Nanosecond {
 		ns, err := parseEpoch(b, int64(epoch))
 		if err != nil {
 			return time.Time{}, err
@@ -42,10 +43,59 @@ func ParseTime(s string, epoch Unit) (time.Time, error) {
 
 func badTimestamp(b []byte) error {
 	hint := ""
-	if _, err := strconv.ParseFloat(string(b), 64); err == nil {
-		hint = " (for epoch numbers set --epoch s or ms, ReadOptions.Epoch)"
+	if v, err := strconv.ParseFloat(string(b), 64); err == nil {
+		hint = epochHint(v)
 	}
 	return fmt.Errorf("%w: want RFC 3339 like 2006-01-02T15:04:05Z, found %q%s", ErrBadTimestamp, b, hint)
+}
+
+// epochUnits are the units of epoch numbers, longest first.
+var epochUnits = []Unit{Second, Millisecond, Microsecond, Nanosecond}
+
+// Plausible epoch timestamps fall in [1990, 2100): epoch numbers of
+// adjacent units differ by a factor of 1000, so at most one unit puts a
+// number there.
+var (
+	epochMin = time.Date(1990, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+	epochMax = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+)
+
+// epochUnitOf returns the epoch unit that makes v a plausible instant,
+// or 0.
+func epochUnitOf(v float64) Unit {
+	for _, u := range epochUnits {
+		if ns := v * float64(u); ns >= float64(epochMin) && ns < float64(epochMax) {
+			return u
+		}
+	}
+	return 0
+}
+
+// epochHint tells how to read the number v as an epoch timestamp.
+func epochHint(v float64) string {
+	if u := epochUnitOf(v); u != 0 {
+		return fmt.Sprintf(" (as epoch %s it is %s: set --epoch %s, ReadOptions.Epoch)", u, time.Unix(0, int64(v*float64(u))).UTC().Format("2006-01-02"), unitFlag(u))
+	}
+	return " (for epoch numbers set --epoch s, ms, us or ns, ReadOptions.Epoch)"
+}
+
+// warnEpoch warns when the first start timestamp, read as epoch numbers,
+// is implausible, naming the unit that makes it plausible.
+func (m *merger) warnEpoch(p *plan) {
+	if p.epochNs == 0 || !m.hasFirst || (m.first >= epochMin && m.first < epochMax) {
+		return
+	}
+	raw := float64(m.first) / float64(p.epochNs)
+	fix := ""
+	if u := epochUnitOf(raw); u != 0 {
+		fix = fmt.Sprintf(": is it in %s? --epoch %s", u, unitFlag(u))
+	}
+	m.rep.warn("the first start timestamp, %s read as epoch %s, is %s%s", strconv.FormatFloat(raw, 'f', -1, 64), Unit(p.epochNs), fmtYear(m.first), fix)
+}
+
+// fmtYear formats an instant's date for warnings.
+func fmtYear(ns int64) string {
+	return time.Unix(0, ns).UTC().Format("2006-01-02")
 }
 
 func parseTimestampOK(b []byte) (int64, bool) {
@@ -158,28 +208,94 @@ func daysFromCivil(y, m, d int) int64 {
 }
 
 // parseEpoch parses an epoch number in units of unitNs nanoseconds to Unix
-// nanoseconds. Integers are converted exactly; decimals through float64.
+// nanoseconds. Decimal numbers are converted exactly (digits past a
+// nanosecond dropped, as time.Parse drops them); exponent notation goes
+// through float64.
 func parseEpoch(b []byte, unitNs int64) (int64, error) {
-	neg := len(b) > 0 && b[0] == '-'
-	d := b
-	if neg {
-		d = b[1:]
-	}
-	if v, ok := digits(d); ok && len(d) <= 15 {
-		ns := int64(v) * unitNs
-		if neg {
-			ns = -ns
-		}
+	if ns, ok := parseEpochExact(b, unitNs); ok {
 		return ns, nil
 	}
 	f, err := strconv.ParseFloat(unsafeString(b), 64)
 	ns := f * float64(unitNs)
 	if err != nil || math.IsNaN(ns) || math.Abs(ns) >= math.MaxInt64 {
-		unit := "seconds"
-		if unitNs == 1e6 {
-			unit = "milliseconds"
+		hint := ""
+		if err == nil {
+			hint = epochHint(f)
 		}
-		return 0, fmt.Errorf("%w: want epoch %s, found %q", ErrBadTimestamp, unit, b)
+		return 0, fmt.Errorf("%w: want epoch %s, found %q%s", ErrBadTimestamp, epochUnitWord(unitNs), b, hint)
 	}
 	return int64(math.Round(ns)), nil
+}
+
+func epochUnitWord(unitNs int64) string {
+	switch unitNs {
+	case 1:
+		return "nanoseconds"
+	case 1e3:
+		return "microseconds"
+	case 1e6:
+		return "milliseconds"
+	}
+	return "seconds"
+}
+
+// parseEpochExact parses [-]digits[.digits] exactly; ok is false for
+// anything else or a result outside int64.
+func parseEpochExact(b []byte, unitNs int64) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	ip, frac := b, []byte(nil)
+	if i := bytes.IndexByte(b, '.'); i >= 0 {
+		ip, frac = b[:i], b[i+1:]
+	}
+	if len(ip) == 0 && len(frac) == 0 {
+		return 0, false
+	}
+	var whole int64
+	if len(ip) > 0 {
+		for _, c := range ip {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+		}
+		v, err := strconv.ParseInt(unsafeString(ip), 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		if whole, err = mulChecked(v, unitNs); err != nil {
+			return 0, false
+		}
+	}
+	var part int64
+	if len(frac) > 0 {
+		for _, c := range frac {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+		}
+		// Digits past the ninth are below a nanosecond for any unit up to
+		// a second: 0.d₁…d₉ × unitNs ≤ 10⁹ × 10⁹ fits in an int64.
+		f := frac[:min(len(frac), 9)]
+		v, _ := strconv.ParseInt(unsafeString(f), 10, 64)
+		part = v * unitNs / int64(pow10[len(f)])
+	}
+	ns := whole + part
+	if ns < whole {
+		return 0, false
+	}
+	if neg {
+		ns = -ns
+	}
+	return ns, true
+}
+
+// mulChecked returns a·b, or an error when it overflows an int64.
+func mulChecked(a, b int64) (int64, error) {
+	c, ok := mulInt64(a, b)
+	if !ok {
+		return 0, strconv.ErrRange
+	}
+	return c, nil
 }

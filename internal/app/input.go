@@ -77,8 +77,12 @@ func (in Input) load(stderr io.Writer) (*fit.Sample, *fit.Report, error) {
 		return nil, nil, nil
 	}
 	if err != nil {
-		if !in.Read.DropInvalid && (errors.Is(err, fit.ErrNotNumber) || errors.Is(err, fit.ErrNegative) ||
-			errors.Is(err, fit.ErrEmptyValue) || errors.Is(err, fit.ErrNotFinite)) {
+		switch {
+		case in.Read.DropInvalid:
+		case !in.Read.Binned && (errors.Is(err, fit.ErrNegative) || errors.Is(err, fit.ErrEndBeforeStart)):
+			err = fmt.Errorf("%w (--negative drop drops such rows, --negative zero sets them to 0; both are counted)", err)
+		case errors.Is(err, fit.ErrNotNumber) || errors.Is(err, fit.ErrNegative) ||
+			errors.Is(err, fit.ErrEmptyValue) || errors.Is(err, fit.ErrNotFinite):
 			err = fmt.Errorf("%w (--drop-invalid drops such rows and counts them)", err)
 		}
 		if errors.Is(err, fit.ErrOption) {
@@ -98,11 +102,31 @@ func (in Input) load(stderr io.Writer) (*fit.Sample, *fit.Report, error) {
 			name = in.Bundled.Name + " (bundled)"
 		}
 		fmt.Fprintf(stderr, "%s: %s\n", name, rep)
+		if u := UnitLine(rep); u != "" {
+			fmt.Fprintln(stderr, u)
+		}
 	}
 	for _, w := range rep.Warnings { // even with --quiet: they need a look
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	return s, rep, nil
+}
+
+// UnitLine says which unit bare numbers were read in and why, for
+// stderr: `unit: ms (from the column name "Latency(ms)"; --unit
+// overrides)`. It is empty for timestamp input.
+func UnitLine(rep *fit.Report) string {
+	switch rep.UnitFrom {
+	case fit.UnitFromName:
+		return fmt.Sprintf("unit: %s (from the column name %q; --unit overrides)", rep.Unit, rep.UnitColumn)
+	case fit.UnitFromType:
+		return fmt.Sprintf("unit: %s (the Parquet type of column %q)", rep.Unit, rep.UnitColumn)
+	case fit.UnitFromOption:
+		return fmt.Sprintf("unit: %s (--unit)", rep.Unit)
+	case fit.UnitFromDefault:
+		return fmt.Sprintf("unit: %s (default; --unit sets it)", rep.Unit)
+	}
+	return ""
 }
 
 // ParseAges parses a comma-separated list of ages such as "30s,2m,15m",

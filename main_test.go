@@ -56,7 +56,7 @@ var cliCases = []struct {
 	// Issue 15: scale-free defaults. A latency log in ms: horizon from the
 	// data (said so), sub-second gaps; --horizon 0 is refused; a min gap
 	// that binds is named with its flag.
-	{"plan_latency", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--unit|ms|--budget|10|-q", 0},
+	{"plan_latency", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--budget|10|-q", 0},
 	{"plan_horizon_zero", "plan|--budget|10|--horizon|0", 2},
 	{"plan_min_gap_binds", "plan|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--horizon|15m|--budget|152|--min-gap|5s|--phases|3|-q", 0},
 	// Issue 11: a mixture of lognormals, K by BIC, in fit and plan.

@@ -264,16 +264,7 @@ func estimate(s *Sample, opt Options) (*Density, error) {
 	}
 
 	if k, ok, _ := parseMixtureMethod(opt.Method); ok {
-		m, err := MixtureEM(s, MixtureOptions{K: k})
-		if err != nil {
-			return nil, err
-		}
-		pd := m.Density(H, opt.Grid)
-		pd.Method = opt.Method
-		pd.N, pd.Censored, pd.KM, pd.Resolution = d.N, d.Censored, d.KM, d.Resolution
-		pd.Warnings = append(d.Warnings, m.Warnings...)
-		m.Warnings = nil
-		return pd, nil
+		return d.mixture(s, t, m, cw, k, opt)
 	}
 	if _, ok := familyParams[opt.Method]; ok {
 		dist, err := MaxLikelihood(opt.Method, s)
@@ -287,6 +278,115 @@ func estimate(s *Sample, opt Options) (*Density, error) {
 	}
 	d.Domain = opt.Domain
 	return d, d.smooth(t, m, cw, opt)
+}
+
+// mixture fits the sample by a mixture of lognormals (MixtureEM) with k
+// components (0: by BIC). With Options.Atoms "auto", the atoms and spikes
+// the KDE would keep apart are kept apart from the mixture too — a deadline
+// piles items into a stretch no lognormal is narrow enough for, and a
+// component spent on it is one the smooth part lacks: they are found as
+// smooth finds them, on the settled times t with masses m and item counts
+// cw, and each settled item then enters the mixture's sample with the
+// share of it they leave (censored items whole). With A the atoms' total
+// mass, the distribution is then
+//
+//	F(t) = Σ atoms by t + (1 − A)·F_mix(t).
+func (d *Density) mixture(s *Sample, t, m, cw []float64, k int, opt Options) (*Density, error) {
+	ms := s
+	var apart []Atom
+	if opt.Atoms == "auto" && len(t) >= AtomMinCount {
+		kept, atoms := d.keptShares(t, m, cw, opt)
+		if len(atoms) > 0 {
+			apart = atoms
+			ms = &Sample{}
+			for i, v := range t {
+				w := kept[i]
+				if cw != nil {
+					w *= cw[i]
+				}
+				ms.Times, ms.Weights = append(ms.Times, v), append(ms.Weights, w)
+			}
+			for i, v := range s.Times {
+				if s.IsCensored(i) {
+					ms.Times, ms.Weights = append(ms.Times, v), append(ms.Weights, s.Weight(i))
+					if ms.Censored == nil {
+						ms.Censored = make([]bool, len(ms.Times)-1, len(ms.Times))
+					}
+				}
+				if ms.Censored != nil && len(ms.Censored) < len(ms.Times) {
+					ms.Censored = append(ms.Censored, s.IsCensored(i))
+				}
+			}
+		}
+	}
+	mix, err := MixtureEM(ms, MixtureOptions{K: k})
+	if err != nil {
+		return nil, err
+	}
+	var pd *Density
+	if apart == nil {
+		pd = mix.Density(opt.Horizon, opt.Grid)
+	} else {
+		A := 0.0
+		for _, a := range apart {
+			A += a.Mass
+		}
+		mix.Apart = A
+		pd = mix.densityWith(opt.Horizon, opt.Grid, apart)
+	}
+	pd.Method = opt.Method
+	pd.N, pd.Censored, pd.KM, pd.Resolution = d.N, d.Censored, d.KM, d.Resolution
+	pd.Warnings = append(d.Warnings, mix.Warnings...)
+	mix.Warnings = nil
+	return pd, nil
+}
+
+// keptShares finds the atoms and spikes of settled times t > 0 (masses m,
+// item counts cw) as smooth does, and returns them with the share of each
+// item they leave (1 for an item no atom or spike takes from).
+func (d *Density) keptShares(t, m, cw []float64, opt Options) ([]float64, []Atom) {
+	n := len(t)
+	kept := make([]float64, n)
+	for i := range kept {
+		kept[i] = 1
+	}
+	// Zeros are the mixture's own atom at 0: left out here.
+	var idx []int
+	var tp, mp, cwp []float64
+	for i, v := range t {
+		if v > 0 {
+			idx = append(idx, i)
+			tp = append(tp, v)
+			mp = append(mp, massOf(m, i, n))
+			if cw != nil {
+				cwp = append(cwp, cw[i])
+			}
+		}
+	}
+	if len(tp) < AtomMinCount {
+		return kept, nil
+	}
+	atoms, m2, _ := findAtoms(tp, mp, cwp, d.Resolution, d.Resolution)
+	after := m2
+	if cw == nil {
+		ko := opt
+		ko.Domain, ko.Method = DomainLog, DefaultMethod
+		k := make([]float64, len(tp))
+		for i := range tp {
+			k[i] = m2[i] / mp[i]
+		}
+		if spikes := d.keepSpikes(tp, m2, k, ko); spikes != nil {
+			after = spikes.apply(tp, m2)
+			atoms = append(atoms, spikes.atoms...)
+		}
+	}
+	for j, i := range idx {
+		if mp[j] > 0 {
+			kept[i] = after[j] / mp[j]
+		}
+	}
+	slices.SortFunc(atoms, func(a, b Atom) int { return cmp.Compare(a.T, b.T) })
+	return kept, atoms
 }
 
 // kishCounts is Kish's effective sample size (Σm)²/Σm² over the real

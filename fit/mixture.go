@@ -93,6 +93,11 @@ type Mixture struct {
 	Zero float64 `json:"zero,omitempty"`
 	// Stuck is the share that never settles.
 	Stuck float64 `json:"stuck"`
+	// Apart is the share of all items kept apart from the mixture as
+	// atoms and spikes (Estimate with Options.Atoms "auto"; they are the
+	// Density's Atoms): Components' weights, Zero and Stuck are shares of
+	// the other 1 − Apart.
+	Apart float64 `json:"apart,omitempty"`
 
 	// SelectedBy is "bic" when the number of components was chosen by
 	// BIC among Candidates, "given" when it was asked for.
@@ -200,6 +205,13 @@ func (m *Mixture) Quantile(p float64) float64 {
 // Atom; the stuck share is 1 − F(horizon), the never-settling share
 // included. The result's Mixture is m.
 func (m *Mixture) Density(horizon float64, grid int) *Density {
+	return m.densityWith(horizon, grid, nil)
+}
+
+// densityWith is Density with atoms and spikes kept apart from the
+// mixture (see Density.mixture): the mixture holds 1 − m.Apart of the
+// mass.
+func (m *Mixture) densityWith(horizon float64, grid int, apart []Atom) *Density {
 	if grid <= 0 {
 		grid = DefaultGrid
 	}
@@ -217,21 +229,24 @@ func (m *Mixture) Density(horizon float64, grid int) *Density {
 		tmin = min(tmin, math.Exp(k.Mu-4.753*k.Sigma)) // z of the 10⁻⁶ quantile
 	}
 	out := &Density{Method: LogNormalMixture, Domain: "parametric", Mixture: m, Atoms: []Atom{}, Warnings: []string{}}
+	share := 1 - m.Apart
 	if m.Zero > 0 {
-		out.Atoms = append(out.Atoms, Atom{T: 0, Mass: m.Zero})
+		out.Atoms = append(out.Atoms, Atom{T: 0, Mass: share * m.Zero})
 	}
+	out.Atoms = append(out.Atoms, apart...)
 	out.fill(logGrid(tmin, horizon, grid), func(t float64) (float64, float64) {
 		if t <= 0 {
 			return 0, 0
 		}
-		return m.PDF(t), m.CDF(t) - m.Zero
+		return share * m.PDF(t), share * (m.CDF(t) - m.Zero)
 	})
 	return out
 }
 
-// String describes the mixture, components by median: "lognormal mixture
-// of 3 (BIC): 40.1% at 1.49s (σ 0.52), 49.8% at 14.1s (σ 0.31), 7.06%
-// at 148s (σ 0.9); 1.07% never settle".
+// String describes the mixture, components by median, in shares of all
+// items: "lognormal mixture of 3 (BIC): 40.1% at 1.49s (σ 0.52), 49.8% at
+// 14.1s (σ 0.31), 7.06% at 148s (σ 0.9); 1.07% never settle", and the
+// share kept apart as atoms and spikes.
 func (m *Mixture) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "lognormal mixture of %d", len(m.Components))
@@ -242,17 +257,21 @@ func (m *Mixture) String() string {
 		b.WriteString(" (given)")
 	}
 	b.WriteString(":")
+	share := 100 * (1 - m.Apart) // shares of all items
 	if m.Zero > 0 {
-		fmt.Fprintf(&b, " %.3g%% at 0s,", 100*m.Zero)
+		fmt.Fprintf(&b, " %.3g%% at 0s,", share*m.Zero)
 	}
 	for i, k := range m.Components {
 		if i > 0 {
 			b.WriteString(",")
 		}
-		fmt.Fprintf(&b, " %.3g%% at %ss (σ %.2g)", 100*k.Weight, strconv.FormatFloat(k.Median(), 'g', 3, 64), k.Sigma)
+		fmt.Fprintf(&b, " %.3g%% at %ss (σ %.2g)", share*k.Weight, strconv.FormatFloat(k.Median(), 'g', 3, 64), k.Sigma)
 	}
 	if m.Stuck > 0 {
-		fmt.Fprintf(&b, "; %.3g%% never settle", 100*m.Stuck)
+		fmt.Fprintf(&b, "; %.3g%% never settle", share*m.Stuck)
+	}
+	if m.Apart > 0 {
+		fmt.Fprintf(&b, "; %.3g%% in atoms and spikes apart", 100*m.Apart)
 	}
 	return b.String()
 }

@@ -42,6 +42,13 @@ func (b Budget) validate() error {
 	return nil
 }
 
+// outerTol bounds the relative width to which the outer multiplier of two
+// budgets is narrowed: each of its steps is a whole search of the inner
+// one, and where the expected polls jump past the budget between two
+// multipliers (the path of Lagrangian solutions is a staircase), no width
+// finds a solution in between; the tracker keeps the best met.
+const outerTol = 1e-4
+
 // meanTol is how close to the mean-poll budget the multiplier search gets
 // before it stops: the budget is met to 0.5% when the Lagrangian path of
 // schedules has a point there.
@@ -110,20 +117,22 @@ func meetBudget(solve lagrangian, b Budget, guess1, guess2, tol float64) (cand, 
 	if b.PollCost > 0 {
 		return eval(tieBreak, b.PollCost), nil
 	}
-	stuckOnly := func(l2 float64, guess float64) (cand, bool) {
+	// stuckOnly brackets from the guess by factors of step: 8 from the √
+	// rule's guess, less from a nearby solution's multiplier.
+	stuckOnly := func(l2, guess, step float64) (cand, bool) {
 		return search1(func(x float64) cand { return eval(x, l2) },
 			func(c cand) float64 { return float64(c.polls) }, float64(b.StuckPolls),
-			func(c cand) bool { return c.polls == b.StuckPolls }, guess, tol)
+			func(c cand) bool { return c.polls == b.StuckPolls }, guess, step, tol)
 	}
 	meanOnly := func(guess float64) (cand, bool) {
 		return search1(func(x float64) cand { return eval(tieBreak, x) },
 			func(c cand) float64 { return c.mean }, b.MeanPolls,
-			func(c cand) bool { return c.mean >= b.MeanPolls*(1-meanTol) }, guess, tol)
+			func(c cand) bool { return c.mean >= b.MeanPolls*(1-meanTol) }, guess, 8, tol)
 	}
 	var res cand
 	switch {
 	case b.MeanPolls == 0:
-		c, ok := stuckOnly(0, guess1)
+		c, ok := stuckOnly(0, guess1, 8)
 		if !ok {
 			return c, fmt.Errorf("%w: stuck budget %d is below the fewest polls possible, %d (one at the horizon, and max gap apart)",
 				ErrInfeasible, b.StuckPolls, c.polls)
@@ -137,7 +146,7 @@ func meetBudget(solve lagrangian, b Budget, guess1, guess2, tol float64) (cand, 
 		}
 		res = c
 	default:
-		cs, ok := stuckOnly(0, guess1)
+		cs, ok := stuckOnly(0, guess1, 8)
 		if !ok {
 			return cs, fmt.Errorf("%w: stuck budget %d is below the fewest polls possible, %d (one at the horizon, and max gap apart)",
 				ErrInfeasible, b.StuckPolls, cs.polls)
@@ -157,13 +166,15 @@ func meetBudget(solve lagrangian, b Budget, guess1, guess2, tol float64) (cand, 
 		}
 		// Both bind: for each l2 find the l1 meeting the stuck budget; the
 		// expected polls of that solution fall as l2 rises.
+		// Each inner search starts from the last one's multiplier, which
+		// the next l2 moves little: a bracket of ±25 % holds it.
 		g1 := cs.l1
 		c, ok := search1(func(x float64) cand {
-			c, _ := stuckOnly(x, g1)
+			c, _ := stuckOnly(x, g1, 1.25)
 			g1 = c.l1
 			return c
 		}, func(c cand) float64 { return c.mean }, b.MeanPolls,
-			func(c cand) bool { return c.mean >= b.MeanPolls*(1-meanTol) }, cm.l2, tol)
+			func(c cand) bool { return c.mean >= b.MeanPolls*(1-meanTol) }, cm.l2, 8, max(tol, outerTol))
 		if !ok {
 			return c, fmt.Errorf("%w: with at most %d stuck polls the expected polls cannot go below %.4g (budget %.4g)",
 				ErrInfeasible, b.StuckPolls, c.mean, b.MeanPolls)
@@ -180,7 +191,8 @@ func meetBudget(solve lagrangian, b Budget, guess1, guess2, tol float64) (cand, 
 
 // search1 finds a multiplier x > 0 with usage(eval(x)) ≤ target, as small
 // as it can: usage falls as x rises (a higher price buys fewer polls). It
-// brackets x from the guess by factors of 8, then narrows the bracket by
+// brackets x from the guess by factors of step (8 from a rough guess),
+// then narrows the bracket by
 // regula falsi on log usage against log x (usage ∝ x^(−1/2) under the √
 // rule), alternating with bisection of log x so that it always converges.
 // It stops when done holds for the feasible end or the bracket's relative
@@ -188,7 +200,7 @@ func meetBudget(solve lagrangian, b Budget, guess1, guess2, tol float64) (cand, 
 // optimal for its budget and ties must be found; coarser for Phased, whose
 // local search spends what the multipliers leave. ok is false when even x = 1e15 does not meet the target;
 // the result is then the solution there (the least usage possible).
-func search1(eval func(float64) cand, usage func(cand) float64, target float64, done func(cand) bool, guess, tol float64) (cand, bool) {
+func search1(eval func(float64) cand, usage func(cand) float64, target float64, done func(cand) bool, guess, step, tol float64) (cand, bool) {
 	const xMin, xMax = 1e-15, 1e15
 	if !(guess > xMin && guess < xMax) {
 		guess = 1
@@ -203,7 +215,7 @@ func search1(eval func(float64) cand, usage func(cand) float64, target float64, 
 			if done(cHi) {
 				return cHi, true
 			}
-			x /= 8
+			x /= step
 			if x < xMin {
 				return cHi, true // the densest schedule fits
 			}
@@ -217,7 +229,7 @@ func search1(eval func(float64) cand, usage func(cand) float64, target float64, 
 	} else {
 		lo, cLo = x, c
 		for {
-			x *= 8
+			x *= step
 			if x > xMax {
 				return cLo, false
 			}

@@ -199,6 +199,9 @@ type mongeDP struct {
 	minGap, maxGap int     // cells; maxGap 0 means none
 	l2             float64 // price of a poll made, in val
 	D              []float64
+	// A[x] = D_x − G(t_x) + t_x·F(t_x) + λ2·(1 − F(t_x)), set when x
+	// becomes a candidate: val(x, j) = A[x] + G(t_j) − t_j·F(t_x).
+	A []float64
 	par            []int32 // best predecessor; −1 creation, −2 unreachable
 	qc, qs         []int32 // queue: candidate, first index where it is best
 }
@@ -206,17 +209,56 @@ type mongeDP struct {
 func newMongeDP(md *model, minGap, maxGap int) *mongeDP {
 	n := md.n()
 	return &mongeDP{md: md, minGap: minGap, maxGap: maxGap,
-		D: make([]float64, n), par: make([]int32, n),
+		D: make([]float64, n), A: make([]float64, n), par: make([]int32, n),
 		qc: make([]int32, 0, n), qs: make([]int32, 0, n)}
 }
 
-// val is the cost of reaching poll j from poll i, +Inf beyond MaxGap.
+// val is the cost of reaching poll j from candidate i, +Inf beyond
+// MaxGap: D_i + w(i, j) + λ2·P(T > t_i), as A[i] + G(t_j) − t_j·F(t_i).
 func (dp *mongeDP) val(i, j int) float64 {
 	if dp.maxGap > 0 && j-i > dp.maxGap {
 		return math.Inf(1)
 	}
 	md := dp.md
-	return dp.D[i] + md.G[j] - md.G[i] - (md.t[j]-md.t[i])*md.F[i] + dp.l2*(1-md.F[i])
+	return dp.A[i] + md.G[j] - md.t[j]*md.F[i]
+}
+
+// takeover returns the first p ≥ from at which candidate i beats b, the
+// queue's last, val(i, p) ≤ val(b, p); n when it never does. Within
+// MaxGap, val(x, p) = A_x + G(t_p) − t_p·F(t_x) with A_x = D_x − G(t_x) +
+// t_x·F(t_x) + λ2·(1 − F(t_x)): lines in t_p whose slopes −F(t_x) fall as
+// x grows (the convex hull trick of the 1D/1D recurrence), so
+// val(i, p) − val(b, p) = (A_i − A_b) − t_p·(F_i − F_b) falls with p and
+// the crossing is read off the two lines, then checked on val itself
+// (rounding moves it by a cell at most): O(1) instead of a binary search
+// of log₂ m steps, which made this DP the cost of plan at a 1 ms grid.
+func (dp *mongeDP) takeover(i, b, from int) int {
+	md := dp.md
+	n := md.n()
+	if from >= n {
+		return n
+	}
+	dA, dF := dp.A[i]-dp.A[b], md.F[i]-md.F[b]
+	p := n
+	switch {
+	case dF > 0:
+		if c := math.Ceil(dA / dF / md.res); c < float64(n) {
+			p = max(int(c), from)
+		}
+	case dA <= 0:
+		p = from
+	}
+	if dp.maxGap > 0 { // b is +Inf beyond its MaxGap, i still finite there
+		p = min(p, b+dp.maxGap+1)
+	}
+	p = min(max(p, from), n)
+	for p > from && dp.val(i, p-1) <= dp.val(b, p-1) {
+		p--
+	}
+	for p < n && dp.val(i, p) > dp.val(b, p) {
+		p++
+	}
+	return p
 }
 
 // solve runs the recurrence for multipliers (l1, l2) and returns the path
@@ -227,7 +269,7 @@ func (dp *mongeDP) val(i, j int) float64 {
 // later candidate b beats an earlier a at some j it beats it at every
 // later j (ties go to the later one, and +Inf beyond MaxGap only ever
 // hurts the earlier one), so each new candidate pops the tail it beats
-// everywhere and finds by binary search where it takes over from the rest.
+// everywhere and finds where it takes over from the rest (takeover).
 func (dp *mongeDP) solve(l1, l2 float64) path {
 	md := dp.md
 	n := md.n()
@@ -237,6 +279,7 @@ func (dp *mongeDP) solve(l1, l2 float64) path {
 	head := 0
 	for j := range n {
 		if i := j - dp.minGap; i >= 0 && dp.D[i] < inf {
+			dp.A[i] = dp.D[i] - md.G[i] + md.t[i]*md.F[i] + l2*(1-md.F[i])
 			for len(qc) > head {
 				b := len(qc) - 1
 				p := max(int(qs[b]), j)
@@ -250,16 +293,7 @@ func (dp *mongeDP) solve(l1, l2 float64) path {
 				qc, qs = append(qc, int32(i)), append(qs, int32(j))
 			} else {
 				b := int(qc[len(qc)-1])
-				lo, hi := max(int(qs[len(qs)-1]), j)+1, n
-				for lo < hi {
-					mid := int(uint(lo+hi) >> 1)
-					if dp.val(i, mid) <= dp.val(b, mid) {
-						hi = mid
-					} else {
-						lo = mid + 1
-					}
-				}
-				if lo < n {
+				if lo := dp.takeover(i, b, max(int(qs[len(qs)-1]), j)+1); lo < n {
 					qc, qs = append(qc, int32(i)), append(qs, int32(lo))
 				}
 			}

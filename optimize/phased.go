@@ -39,14 +39,21 @@ const AutoRatio = 1.05
 // The expected figures are those of Schedule.Polls() on the model of Exact.
 // Errors wrap ErrOptions, ErrInvalidBudget or ErrInfeasible.
 func Phased(d Distribution, b Budget, k int, o Options) (*Result, error) {
-	if k < 0 || k > MaxPhases {
-		return nil, fmt.Errorf("%w: phases %d: want 0 (auto) to %d", ErrOptions, k, MaxPhases)
+	if err := checkPhases(k); err != nil {
+		return nil, err
 	}
 	pr, err := prepare(d, b, o)
 	if err != nil {
 		return nil, err
 	}
 	return pr.phased(k)
+}
+
+func checkPhases(k int) error {
+	if k < 0 || k > MaxPhases {
+		return fmt.Errorf("%w: phases %d: want 0 (auto) to %d", ErrOptions, k, MaxPhases)
+	}
+	return nil
 }
 
 // Simplicity compares the best K-phase schedule with the exact optimum at
@@ -76,6 +83,10 @@ func PriceOfSimplicity(d Distribution, b Budget, o Options) ([]Simplicity, error
 	if err != nil {
 		return nil, err
 	}
+	return pr.priceOfSimplicity()
+}
+
+func (pr *problem) priceOfSimplicity() ([]Simplicity, error) {
 	ex, err := pr.exact()
 	if err != nil {
 		return nil, err
@@ -302,7 +313,7 @@ func scanDirections(solve lagrangian, b Budget, c cand, g1, g2 float64) cand {
 			return max(float64(c.polls)/float64(b.StuckPolls), c.mean/b.MeanPolls)
 		}
 		r, ok := search1(func(s float64) cand { c := eval(s); tr.see(c); return c }, usage, 1,
-			func(c cand) bool { return usage(c) >= 1-meanTol }, 1, phasedTol)
+			func(c cand) bool { return usage(c) >= 1-meanTol }, 1, 8, phasedTol)
 		if ok {
 			tr.see(r)
 		}

@@ -28,6 +28,11 @@ func SqrtRule(d Distribution, b Budget, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return pr.sqrt()
+}
+
+func (pr *problem) sqrt() (*Result, error) {
+	b := pr.b
 	ex, err := pr.exact()
 	if err != nil {
 		return nil, err

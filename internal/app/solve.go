@@ -153,42 +153,45 @@ type derived struct {
 // beside it (the √ rule, the price of simplicity, the exact optimum
 // without the min gap) and the warnings that name a binding constraint.
 func (s Solve) solve(d optimize.Distribution, full bool) (*derived, error) {
+	// One problem: the grid model is built and the exact optimum solved
+	// once for every solver below.
+	pb, err := optimize.NewProblem(d, s.Budget, s.Options)
+	if err != nil {
+		return nil, solveError(err)
+	}
 	out := &derived{}
-	var err error
 	switch {
 	case s.Method == "sqrt":
-		out.Result, err = optimize.SqrtRule(d, s.Budget, s.Options)
+		out.Result, err = pb.SqrtRule()
 	case s.Phases == PhasesExact:
-		out.Result, err = optimize.Exact(d, s.Budget, s.Options)
+		out.Result, err = pb.Exact()
 	case full: // the price of simplicity holds the schedule of every K
-		if out.Simple, err = optimize.PriceOfSimplicity(d, s.Budget, s.Options); err == nil {
+		if out.Simple, err = pb.PriceOfSimplicity(); err == nil {
 			out.Result, err = optimize.PickPhases(out.Simple, s.Phases)
 		}
 	default:
-		out.Result, err = optimize.Phased(d, s.Budget, s.Phases, s.Options)
+		out.Result, err = pb.Phased(s.Phases)
 	}
 	if err != nil {
 		return nil, solveError(err)
 	}
 	res := out.Result
-	if res.Method == "exact" {
-		out.Exact = res
-	} else if ex, err := optimize.Exact(d, s.Budget, s.Options); err == nil {
-		out.Exact = ex
+	if out.Exact, err = pb.Exact(); err != nil {
+		out.Exact = nil
 	}
 	if !full {
 		return out, nil
 	}
 	if res.Method != "sqrt" {
-		if sq, err := optimize.SqrtRule(d, s.Budget, s.Options); err == nil {
+		if sq, err := pb.SqrtRule(); err == nil {
 			out.Sqrt = sq
 		}
 	}
 	if o := res.Options; o.MinGap > o.Resolution {
-		free := s.Options
-		free.MinGap = o.Resolution
-		if ex, err := optimize.Exact(d, s.Budget, free); err == nil {
-			out.Free = ex
+		if free, err := pb.WithMinGap(o.Resolution); err == nil {
+			if ex, err := free.Exact(); err == nil {
+				out.Free = ex
+			}
 		}
 	}
 	res.Warnings = append(res.Warnings, out.binding(s)...)

@@ -82,7 +82,7 @@ var placeholders = map[string]string{
 	"nice-gaps": "DURATIONS", "nice-bounds": "DURATIONS", "phases": "K", "method": "METHOD", "fit-method": "METHOD",
 	"bandwidth": "RULE", "domain": "DOMAIN", "atoms": "MODE", "at": "AGES", "format": "FORMAT", "holdout": "SHARE",
 	"families": "LIST", "schedule": "SPEC", "lang": "LANG", "package": "NAME", "name": "NAME", "jitter": "JITTER",
-	"mean-polls": "M", "budget": "N",
+	"mean-polls": "M", "budget": "N", "negative": "POLICY",
 }
 
 // placeholder names the value of flag f in help.
@@ -224,9 +224,11 @@ func flagChoices(cmd, flag string) []string {
 	case "atoms":
 		return []string{"auto", "off"}
 	case "unit":
-		return []string{"ms", "s", "m", "h"}
+		return []string{"ns", "us", "ms", "s", "m", "h", "d"}
 	case "epoch":
-		return []string{"s", "ms"}
+		return []string{"s", "ms", "us", "ns"}
+	case "negative":
+		return []string{"error", "drop", "zero"}
 	case "jitter":
 		return []string{"none", "full", "equal", "decorrelated"}
 	}

@@ -451,7 +451,10 @@ func (r Report) dataFacts(p *reportPart, rep *fit.Report) []html.Fact {
 			dropped.Warn = true
 		}
 		out = append(out, dropped)
-		out = append(out, duplicatesFact(rep))
+		out = append(out, duplicatesFact(r.Input, rep))
+		if rep.Zeroed > 0 {
+			out = append(out, html.Fact{Label: "negative set to 0", Value: thousands(rep.Zeroed), Note: "lowest " + formatSeconds(rep.Lowest) + " (--negative zero)", Warn: true})
+		}
 		out = append(out, unitFact(r.Input, rep))
 	}
 	smp := p.part.Sample
@@ -465,18 +468,29 @@ func (r Report) dataFacts(p *reportPart, rep *fit.Report) []html.Fact {
 	return out
 }
 
-// duplicatesFact says whether repeated rows were looked for.
-func duplicatesFact(rep *fit.Report) html.Fact {
-	return html.Fact{Label: "duplicates", Value: "not counted", Note: "rows are taken as they are; a log that repeats rows weighs them twice"}
+// duplicatesFact counts the rows that repeat an earlier one (fit.Report:
+// dropped by --dedupe, or counted when it is not given).
+func duplicatesFact(in Input, rep *fit.Report) html.Fact {
+	if in.Read.Dedupe != "" {
+		n := rep.Dropped["duplicate id"]
+		return html.Fact{Label: "duplicates", Value: thousands(n), Note: "rows repeating an earlier value of " + in.Read.Dedupe + ", dropped (--dedupe)"}
+	}
+	f := html.Fact{Label: "duplicates", Value: thousands(rep.Repeated), Note: "rows that repeat an earlier row exactly, kept (--dedupe ID drops them)"}
+	if rep.Repeated > 0 {
+		f.Warn = true
+		if !rep.RepeatedExact {
+			f.Value = "about " + f.Value
+			f.Note += "; estimated from a sample of the rows"
+		}
+	}
+	return f
 }
 
-// unitFact says in what unit the settle times were read, and why.
+// unitFact says in what unit the settle times were read, and why
+// (fit.Report.Unit and UnitFrom).
 func unitFact(in Input, rep *fit.Report) html.Fact {
 	o := in.Read
-	switch {
-	case o.Binned:
-		return html.Fact{Label: "unit", Value: unitName(o.Unit), Note: "of the bins' bounds (--unit)"}
-	case o.Start != "":
+	if o.Start != "" {
 		v := "timestamps: " + o.End + " − " + o.Start
 		note := "RFC 3339 text or Parquet timestamps"
 		if o.Epoch != 0 {
@@ -484,8 +498,26 @@ func unitFact(in Input, rep *fit.Report) html.Fact {
 		}
 		return html.Fact{Label: "unit", Value: v, Note: note}
 	}
-	return html.Fact{Label: "unit", Value: unitName(o.Unit),
-		Note: "bare numbers of column " + columnName(in) + " read in this unit (--unit); Go durations such as 1.5s carry their own"}
+	col := rep.UnitColumn
+	if col == "" {
+		col = columnName(in)
+	}
+	var why string
+	switch rep.UnitFrom {
+	case fit.UnitFromOption:
+		why = "given by --unit"
+	case fit.UnitFromName:
+		why = "from the name of column " + col
+	case fit.UnitFromType:
+		why = "from the type of column " + col
+	default:
+		why = "the default: nothing said otherwise (--unit sets it)"
+	}
+	what := "bare numbers of column " + col
+	if o.Binned {
+		what = "the bins' bounds"
+	}
+	return html.Fact{Label: "unit", Value: unitName(rep.Unit), Note: what + " read in this unit: " + why + "; Go durations such as 1.5s carry their own"}
 }
 
 func columnName(in Input) string {
@@ -513,6 +545,8 @@ func unitName(u fit.Unit) string {
 		return "minutes"
 	case time.Hour:
 		return "hours"
+	case 24 * time.Hour:
+		return "days"
 	}
 	return time.Duration(u).String()
 }

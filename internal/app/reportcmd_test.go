@@ -138,7 +138,7 @@ func TestReportPage(t *testing.T) {
 	}
 	var data struct {
 		Steps []struct{ Label, Spec string } `json:"steps"`
-		Start int                             `json:"start"`
+		Start int                            `json:"start"`
 	}
 	if err := json.Unmarshal([]byte(steps[1]), &data); err != nil {
 		t.Fatal(err)

@@ -102,7 +102,7 @@ func TestREADME(t *testing.T) {
 				t.Logf("README.md:%d: not run: %s: %s", b.line, c, why)
 				continue
 			}
-			cmd := exec.Command(bash, "-e", "-o", "pipefail", "-c", c)
+			cmd := exec.Command(bash, "-e", "-c", c)
 			cmd.Dir = clone
 			cmd.Env = env
 			var out bytes.Buffer

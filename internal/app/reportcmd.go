@@ -284,7 +284,11 @@ func (r Report) page(parts []*reportPart, rep *fit.Report) (*html.Page, error) {
 		}
 		pct := func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
 		mp := func(v float64) string { return fmt.Sprintf("%.2f", v) }
-		pg.Summary.Rows = append(pg.Summary.Rows, []string{hp.Title, p.part.size(), row.Spec, opt(row.MeanLag, lag), opt(row.P95Lag, lag),
+		size := thousands(p.part.Sample.Len())
+		if c := p.part.Sample.CensoredCount(); c > 0 {
+			size += fmt.Sprintf(" (%s censored)", thousands(c))
+		}
+		pg.Summary.Rows = append(pg.Summary.Rows, []string{hp.Title, size, row.Spec, opt(row.MeanLag, lag), opt(row.P95Lag, lag),
 			opt(row.MeanPolls, mp), fmt.Sprint(row.StuckPolls), opt(row.Caught, pct)})
 		pg.Summary.Links = append(pg.Summary.Links, ids[i])
 	}
@@ -463,8 +467,7 @@ func (r Report) dataFacts(p *reportPart, rep *fit.Report) []html.Fact {
 		rows.Note = fmt.Sprintf("%.1f%% censored: still pending when the log was taken (right-censored, fitted by Kaplan–Meier)", 100*float64(c)/float64(n))
 	}
 	out = append(out, rows)
-	split := fmt.Sprintf("%s fitted, %s scored on", thousands(s.Train.Len()), thousands(s.Test.Len()))
-	out = append(out, html.Fact{Label: "split", Value: split, Note: s.Note})
+	out = append(out, html.Fact{Label: "split", Value: s.Note})
 	return out
 }
 
@@ -507,9 +510,9 @@ func unitFact(in Input, rep *fit.Report) html.Fact {
 	case fit.UnitFromOption:
 		why = "given by --unit"
 	case fit.UnitFromName:
-		why = "from the name of column " + col
+		why = "the column's name says so"
 	case fit.UnitFromType:
-		why = "from the type of column " + col
+		why = "the column's type says so"
 	default:
 		why = "the default: nothing said otherwise (--unit sets it)"
 	}

@@ -13,13 +13,13 @@ import (
 // and fit flags: the families, the user's schedules and the hold-out
 // split.
 func contestFlags() []cli.Flag {
-	return []cli.Flag{
+	return inCategory(catScore, []cli.Flag{
 		&cli.StringFlag{Name: "families", Value: "all", Usage: "baseline families tuned to the same budget: all, none, or a list of fixed, linear, exp, poly, fib, each optionally -full, -equal, -decorrelated or -P% (jitter)"},
 		&cli.StringSliceFlag{Name: "schedule", Aliases: []string{"s"}, Usage: "your schedule, scored as it is: a spec, NAME=SPEC, a reference name or a file; repeatable"},
 		&cli.Float64Flag{Name: "holdout", Value: 0.3, Usage: "share of items held out: fitted on the rest, scored on these"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the hold-out split and of the Monte Carlo draws of jittered schedules"},
 		&cli.IntFlag{Name: "draws", Value: optimize.DefaultDraws, Usage: "Monte Carlo draws for jittered schedules"},
-	}
+	})
 }
 
 // sweepSolveFlags are solveFlags without the budget flags: sweep takes

@@ -79,13 +79,16 @@ func version() string {
 
 // run runs the command line args (args[0] is the program name).
 func run(args []string, stdout, stderr io.Writer) error {
-	return newApp(stdout, stderr).Run(args)
+	a := newApp(stdout, stderr)
+	a.Metadata = map[string]any{"args": args} // for report's command line
+	return a.Run(args)
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
 	a := &cli.App{
 		Name:                      "pollfit",
 		Usage:                     "derive poll schedules from historical settle times",
+		UsageText:                 "pollfit COMMAND [options]\n   pollfit help COMMAND: the command's options, by category",
 		Writer:                    stdout,
 		ErrWriter:                 stderr,
 		DisableSliceFlagSeparator: true, // specs contain commas
@@ -97,8 +100,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Version: version(),
 		Action: func(c *cli.Context) error {
 			switch c.Args().First() {
-			case "", "help":
+			case "":
 				return cli.ShowAppHelp(c)
+			case "help":
+				return helpAction(c)
 			case "version":
 				cli.ShowVersion(c)
 				return nil
@@ -113,13 +118,21 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			evaluateCommand(stdout, stderr),
 			compareCommand(stdout, stderr),
 			sweepCommand(stdout, stderr),
+			reportCommand(stdout, stderr),
+			completionCommand(stdout),
+			manCommand(stdout),
 		},
 	}
 	for _, c := range a.Commands {
+		c.CustomHelpTemplate = commandHelp
+		categorize(c)
 		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 			return &app.UsageError{Err: fmt.Errorf("%w (see pollfit %s --help)", err, c.Name)}
 		}
-		// No command takes arguments: a stray word is a flag gone wrong.
+		if c.Name == "completion" {
+			continue // takes the shell as its argument
+		}
+		// No other command takes arguments: a stray word is a flag gone wrong.
 		c.Before = func(ctx *cli.Context) error {
 			if ctx.Args().Present() {
 				return &app.UsageError{Err: fmt.Errorf("unexpected argument %q: options come as --name value (see pollfit %s --help)", ctx.Args().First(), c.Name)}
@@ -135,7 +148,7 @@ const perSegmentPlot = "; with --segment, one more per segment, named FILE-SEGME
 
 // inputFlags are the flags of every command that reads settle times.
 func inputFlags() []cli.Flag {
-	return []cli.Flag{
+	return inCategory(catInput, []cli.Flag{
 		&cli.StringSliceFlag{Name: "input", Aliases: []string{"i"}, Usage: "settle times: a CSV (.csv, .csv.gz) or Parquet `FILE`, a glob, a directory (Hive-partitioned too) or - for stdin; repeatable"},
 		&cli.StringFlag{Name: "column", Aliases: []string{"c"}, Usage: "column holding settle times (bare numbers in --unit, or Go durations such as 1.5s)"},
 		&cli.StringFlag{Name: "unit", Usage: "unit of bare numbers: ns, us, ms, s, m, h or d", DefaultText: "from the column name, as in Latency(ms), settle_ms, duration_seconds, elapsedMillis; else s"},
@@ -154,7 +167,7 @@ func inputFlags() []cli.Flag {
 		&cli.StringFlag{Name: "negative", Value: "error", Usage: "negative durations and ends before starts (clock skew): error, drop, or zero (set them to 0); counted on stderr"},
 		&cli.StringFlag{Name: "dedupe", Usage: "keep the first row of each value of the id `COLUMN`, drop later ones (counted on stderr)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "do not report row counts and progress on stderr"},
-	}
+	})
 }
 
 func inputOf(c *cli.Context, stderr io.Writer, withBundled bool) (app.Input, error) {
@@ -259,7 +272,7 @@ var bundledPreset = struct {
 
 // solveFlags are the flags of the commands that derive a schedule.
 func solveFlags() []cli.Flag {
-	return []cli.Flag{
+	return inCategory(catSolve, []cli.Flag{
 		&cli.IntFlag{Name: "budget", Aliases: []string{"n"}, Usage: "stuck cost: polls made within the horizon by an item that never settles", DefaultText: "none"},
 		&cli.Float64Flag{Name: "mean-polls", Aliases: []string{"m"}, Usage: "expected polls per item (what the server pays)", DefaultText: "none"},
 		&cli.Float64Flag{Name: "poll-cost", Usage: "instead of a budget, the `SECONDS` of lag one poll is worth", DefaultText: "none"},
@@ -271,7 +284,7 @@ func solveFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "max-gap", Usage: "largest gap between polls", DefaultText: "none"},
 		&cli.StringFlag{Name: "nice-gaps", Usage: "gaps a phased schedule may use, e.g. 1s,2s,5s,10s,30s,1m", DefaultText: "1, 1.5, 2, 3, 5 × 10^k s and the clock's 15s, 20s, 30s, 45s, 1m, 90s, 2m, …, from the min gap to the horizon"},
 		&cli.StringFlag{Name: "nice-bounds", Usage: "phase ends a phased schedule may use, e.g. 30s,2m,5m,15m; the horizon is always one", DefaultText: "the nice gaps' values between the min gap and the horizon"},
-	}
+	})
 }
 
 func solveOf(c *cli.Context) (app.Solve, error) {
@@ -322,18 +335,18 @@ func solveOf(c *cli.Context) (app.Solve, error) {
 }
 
 // distFlag is --dist, of the commands that can work from a model alone.
-var distFlag = &cli.StringFlag{Name: "dist", Usage: "a parametric `MODEL` instead of data, e.g. lognormal:mu=2,sigma=1 or weibull:k=1.5,lambda=30"}
+var distFlag = &cli.StringFlag{Name: "dist", Category: catInput, Usage: "a parametric `MODEL` instead of data, e.g. lognormal:mu=2,sigma=1 or weibull:k=1.5,lambda=30"}
 
 // fitFlags are the density-estimation flags; prefix is "fit-" where
 // --method means the solver's method.
 func fitFlags(prefix string) []cli.Flag {
-	return []cli.Flag{
+	return inCategory(catFit, []cli.Flag{
 		&cli.StringFlag{Name: prefix + "method", Value: "kde", Usage: "density estimate: kde, histogram, a parametric family fitted by maximum likelihood (lognormal, weibull, gamma, exponential), or lognormal-mixture (K by BIC) or lognormal-mixture:K fitted by EM"},
 		&cli.StringFlag{Name: "bandwidth", Usage: "KDE bandwidth: silverman, scott, sj, isj (Botev's improved Sheather–Jones; docs/fit.md says why) or a number", DefaultText: fit.DefaultBandwidth},
 		&cli.StringFlag{Name: "domain", Usage: "where the KDE smooths: log, linear or reflect", DefaultText: fit.DefaultDomain},
 		&cli.StringFlag{Name: "atoms", Value: "auto", Usage: "point masses (instant settles, batch boundaries) and deadline spikes, kept apart from the smooth density: auto or off"},
 		&cli.IntFlag{Name: "grid", Usage: "grid points of the density (at least 16)", DefaultText: strconv.Itoa(fit.DefaultGrid)},
-	}
+	})
 }
 
 func fitOf(c *cli.Context, prefix string) fit.Options {
@@ -512,10 +525,10 @@ func exportCommand(stdout, stderr io.Writer) *cli.Command {
 
 // scoreFlags are the output flags of the commands that print score tables.
 func scoreFlags() []cli.Flag {
-	return []cli.Flag{
+	return inCategory(catOutput, []cli.Flag{
 		&cli.StringFlag{Name: "at", Usage: "count polls made by these ages, e.g. 30s,2m,15m", DefaultText: "horizon/30, horizon/7.5 and the horizon, rounded to nice durations"},
 		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table, json or csv"},
 		&cli.StringFlag{Name: "arrivals", Usage: "arrival `RATE` of items (50/s, 2000/min, 100/h): adds the request rate at the server"},
 		&cli.IntFlag{Name: "burst", Usage: "with --arrivals: peak request rate when `N` items start together (unjittered schedules)"},
-	}
+	})
 }

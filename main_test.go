@@ -214,7 +214,9 @@ func TestEvaluateReproducesBriefTable(t *testing.T) {
 func TestCLIDoc(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("# pollfit commands\n\n" +
-		"Every command prints its own help with `pollfit COMMAND --help`; this page collects them.\n" +
+		"Every command prints its own help with `pollfit help COMMAND` (or `pollfit COMMAND --help`), its options grouped\n" +
+		"by category (input, fit, solve, score, output); this page collects them. `pollfit man` prints them as a manual page\n" +
+		"([pollfit.1](pollfit.1)), and `pollfit completion bash|zsh|fish` a shell completion script.\n" +
 		"Exit status: 0 on success, 1 on bad input or a failed run, 2 on a usage error (a bad or missing flag).\n")
 	for _, c := range newApp(io.Discard, io.Discard).Commands {
 		var out, errOut bytes.Buffer

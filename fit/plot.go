@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -43,6 +44,29 @@ func Plot(d *Density, s *Sample, path string, opt PlotOptions) error {
 	if ext != ".png" && ext != ".svg" {
 		return fmt.Errorf("plot %s: unknown format %q (want .png or .svg)", path, ext)
 	}
+	return writePlots(panels(d, s, opt), path, ext)
+}
+
+// PlotSVG draws the figure of Plot as an SVG document, 8 × 10 inches,
+// for a web page.
+func PlotSVG(d *Density, s *Sample, opt PlotOptions) ([]byte, error) {
+	var b bytes.Buffer
+	sc := vgsvg.New(plotWidth, plotHeight)
+	drawPlots(panels(d, s, opt), draw.New(sc))
+	if _, err := sc.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// Size of the figure of Plot.
+const (
+	plotWidth  = 8 * vg.Inch
+	plotHeight = 10 * vg.Inch
+)
+
+// panels builds the three panels of Plot.
+func panels(d *Density, s *Sample, opt PlotOptions) []*plot.Plot {
 	// Log axis: from the first grid point with visible mass.
 	lo := 0.0
 	for i, t := range d.T {
@@ -186,7 +210,7 @@ func Plot(d *Density, s *Sample, path string, opt PlotOptions) error {
 		p.X.Max = xMax(d)
 		p.Add(plotter.NewGrid())
 	}
-	return writePlots([]*plot.Plot{dens, sp, hp}, path, ext)
+	return []*plot.Plot{dens, sp, hp}
 }
 
 // xMax is where the plots end: the horizon, or, when the last 0.01 % of
@@ -376,9 +400,22 @@ func histogram(d *Density, s *Sample, lo float64, logX bool) *plotter.Histogram 
 	}
 }
 
+// drawPlots stacks the plots vertically on c.
+func drawPlots(ps []*plot.Plot, c draw.Canvas) {
+	rows := make([][]*plot.Plot, len(ps))
+	for i, p := range ps {
+		rows[i] = []*plot.Plot{p}
+	}
+	tiles := draw.Tiles{Rows: len(ps), Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadX: vg.Points(6), PadY: vg.Points(12)}
+	canvases := plot.Align(rows, tiles, c)
+	for i, p := range ps {
+		p.Draw(canvases[i][0])
+	}
+}
+
 // writePlots stacks the plots vertically and writes them atomically.
 func writePlots(ps []*plot.Plot, path, ext string) error {
-	w, h := 8*vg.Inch, 10*vg.Inch
+	w, h := plotWidth, plotHeight
 	var c draw.Canvas
 	var save func(f *os.File) error
 	if ext == ".svg" {
@@ -390,15 +427,7 @@ func writePlots(ps []*plot.Plot, path, ext string) error {
 		c = draw.New(ic)
 		save = func(f *os.File) error { _, err := ic.WriteTo(f); return err }
 	}
-	rows := make([][]*plot.Plot, len(ps))
-	for i, p := range ps {
-		rows[i] = []*plot.Plot{p}
-	}
-	tiles := draw.Tiles{Rows: len(ps), Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadX: vg.Points(6), PadY: vg.Points(12)}
-	canvases := plot.Align(rows, tiles, c)
-	for i, p := range ps {
-		p.Draw(canvases[i][0])
-	}
+	drawPlots(ps, c)
 	f, err := os.CreateTemp(filepath.Dir(path), ".plot-*"+ext)
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -140,8 +141,21 @@ func (a *arena) contenders(b optimize.Budget, fams []optimize.Family, opt optimi
 		s.Name = "exact"
 		out = append(out, entry{kindExact, s})
 	}
+	tuned, warnings, err := a.tune(b, fams, der.Result.Options.MinGap, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(out, tuned...), warnings, nil
+}
+
+// tune tunes each family to b on the training items, with gaps no shorter
+// than minGap (the optimum's). A family that cannot spend b is left out
+// with a warning.
+func (a *arena) tune(b optimize.Budget, fams []optimize.Family, minGap time.Duration, opt optimize.ScoreOptions) ([]entry, []string, error) {
+	var out []entry
+	var warnings []string
 	for _, f := range fams {
-		f.MinGap = der.Result.Options.MinGap
+		f.MinGap = minGap
 		t, err := optimize.Tune(f, a.horizon, b, a.trainItems, opt)
 		if errors.Is(err, optimize.ErrBudget) {
 			warnings = append(warnings, fmt.Sprintf("%s: %v; left out", f.Name, err))
@@ -343,6 +357,13 @@ func (c Compare) compare(pt part, fams []optimize.Family, users []optimize.Sched
 	for _, s := range users {
 		entries = append(entries, entry{kindUser, s})
 	}
+	return c.score(pt, a, entries, warnings, opt, labels), nil
+}
+
+// score scores the entries on the arena's test items (and, with
+// InSample, on its training items too) into the comparison of part pt;
+// warnings are those of the entries' tuning.
+func (c Compare) score(pt part, a *arena, entries []entry, warnings []string, opt optimize.ScoreOptions, labels []string) *comparison {
 	r := &comparison{part: pt, arena: a, entries: entries}
 	for _, w := range warnings {
 		if pt.segmented() {
@@ -378,14 +399,14 @@ func (c Compare) compare(pt part, fams []optimize.Family, users []optimize.Sched
 			r.load[i].Segment = pt.Name
 		}
 	}
-	r.note = fmt.Sprintf("%s; each family tuned on the fitted items to %s over %s", a.note, budgetText(b), optimize.FormatDuration(a.horizon))
-	if len(users) > 0 {
+	r.note = fmt.Sprintf("%s; each family tuned on the fitted items to %s over %s", a.note, budgetText(c.Solve.Budget), optimize.FormatDuration(a.horizon))
+	if slices.ContainsFunc(entries, func(e entry) bool { return e.Kind == kindUser }) {
 		r.note += "; your schedules as given"
 	}
 	if a.horizonNote != "" {
 		r.note += "\n" + a.horizonNote
 	}
-	return r, nil
+	return r
 }
 
 func (c Compare) writeJSON(w io.Writer, res []*comparison) error {

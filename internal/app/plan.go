@@ -49,6 +49,9 @@ type section struct {
 	Omitted []string
 	// Lag is the derived schedule's expected and realised mean lag.
 	Lag *lagCheck
+	// Train and Test are the rows fitted and scored on (the same sample
+	// when scored in-sample).
+	Train, Test *fit.Sample
 }
 
 // Run fits, derives and scores, and prints the plan.
@@ -208,7 +211,7 @@ func (p Plan) plan(segment string, sample *fit.Sample, model *fit.Dist, ages []t
 	if err != nil {
 		return nil, err
 	}
-	sec := &section{Segment: segment, Density: d, Derived: der, Note: note, HorizonNote: hnote}
+	sec := &section{Segment: segment, Density: d, Derived: der, Note: note, HorizonNote: hnote, Train: train, Test: test}
 	derivedSched := der.Result.Schedule
 	derivedSched.Name = "pollfit"
 	scheds := []optimize.Schedule{derivedSched}

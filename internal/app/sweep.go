@@ -65,6 +65,13 @@ func ParseRange(flag, s string, integer bool) ([]float64, error) {
 	if integer && (a != math.Trunc(a) || b != math.Trunc(b)) {
 		return nil, Usagef("--%s %q: budgets are whole polls", flag, s)
 	}
+	return logSpaced(a, b, n, integer), nil
+}
+
+// logSpaced returns n values from a to b (0 < a ≤ b), evenly spaced on a
+// log scale, with a and b exact; with integer, rounded and with repeats
+// dropped.
+func logSpaced(a, b float64, n int, integer bool) []float64 {
 	var out []float64
 	for i := range n {
 		v := a
@@ -81,7 +88,7 @@ func ParseRange(flag, s string, integer bool) ([]float64, error) {
 			out = append(out, v)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // SweepRow is one schedule at one budget: a row of the sweep CSV.
@@ -98,6 +105,7 @@ type SweepRow struct {
 	P99Lag     float64
 	Caught     float64
 	Spec       string
+	schedule   optimize.Schedule // the schedule itself, for the report
 }
 
 // SweepHeader is the header of the sweep CSV (see docs/sweep.md).
@@ -164,7 +172,7 @@ func (sw Sweep) Run(stdout, stderr io.Writer) error {
 			}
 			fmt.Fprintln(stderr, note)
 		}
-		rows, warnings, err := sw.sweep(a, pt, len(parts) > 1, budgets, byMean, fams, users, stderr)
+		rows, warnings, err := sw.sweep(a, pt, len(parts) > 1, sweepBudgets(budgets, byMean), byMean, fams, users, stderr)
 		return swept{a, rows, warnings}, err
 	})
 	if err != nil {
@@ -201,9 +209,32 @@ func (sw Sweep) Run(stdout, stderr io.Writer) error {
 	return nil
 }
 
+// sweepBudgets turns the budgets swept into stuck-poll budgets, or with
+// byMean mean-poll ones.
+func sweepBudgets(values []float64, byMean bool) []optimize.Budget {
+	out := make([]optimize.Budget, len(values))
+	for i, v := range values {
+		out[i] = optimize.Budget{StuckPolls: int(v)}
+		if byMean {
+			out[i] = optimize.Budget{MeanPolls: v}
+		}
+	}
+	return out
+}
+
+// sweepValue is the budget b as the sweep's rows give it: its mean polls
+// with byMean, else its stuck polls.
+func sweepValue(b optimize.Budget, byMean bool) float64 {
+	if byMean {
+		return b.MeanPolls
+	}
+	return float64(b.StuckPolls)
+}
+
 // sweep scores every contender at every budget on the arena's test items,
 // the rows of part pt; with many, progress and warnings name the part.
-func (sw Sweep) sweep(a *arena, pt part, many bool, budgets []float64, byMean bool, fams []optimize.Family, users []optimize.Schedule, stderr io.Writer) ([]SweepRow, []string, error) {
+// Rows give each budget as sweepValue does.
+func (sw Sweep) sweep(a *arena, pt part, many bool, budgets []optimize.Budget, byMean bool, fams []optimize.Family, users []optimize.Schedule, stderr io.Writer) ([]SweepRow, []string, error) {
 	prefix := ""
 	if pt.segmented() {
 		prefix = pt.title() + ": "
@@ -215,11 +246,8 @@ func (sw Sweep) sweep(a *arena, pt part, many bool, budgets []float64, byMean bo
 	opt := optimize.ScoreOptions{Seed: sw.Seed, Draws: sw.Draws}
 	var rows []SweepRow
 	var warnings []string
-	for i, v := range budgets {
-		b := optimize.Budget{StuckPolls: int(v)}
-		if byMean {
-			b = optimize.Budget{MeanPolls: v}
-		}
+	for i, b := range budgets {
+		v := sweepValue(b, byMean)
 		if !sw.Quiet {
 			fmt.Fprintf(stderr, "\r%sbudget %d of %d (%s)", progress, i+1, len(budgets), budgetText(b))
 		}
@@ -256,7 +284,7 @@ func sweepRow(pt part, e entry, budget float64, sc optimize.Score) SweepRow {
 		Segment: pt.Name, Schedule: e.Schedule.Name, Kind: e.Kind, Budget: budget,
 		StuckPolls: sc.StuckPolls, MeanPolls: sc.MeanPolls, MeanLag: sc.MeanLag,
 		MedianLag: sc.MedianLag, P95Lag: sc.P95Lag, P99Lag: sc.P99Lag, Caught: sc.Caught,
-		Spec: sc.Spec,
+		Spec: sc.Spec, schedule: e.Schedule,
 	}
 }
 
@@ -277,16 +305,24 @@ func WriteSweepCSV(w io.Writer, rows []SweepRow) error {
 // against the spend measured on the scored items (stuck or mean polls),
 // and one point per user schedule.
 func sweepCurves(rows []SweepRow, byMean bool) []plot.Curve {
+	x := func(r SweepRow) float64 { return r.StuckPolls }
+	if byMean {
+		x = func(r SweepRow) float64 { return r.MeanPolls }
+	}
+	return curvesOf(rows, x, func(r SweepRow) float64 { return r.MeanLag })
+}
+
+// curvesOf turns the rows into one curve per swept schedule of y against
+// x, and one point per user schedule, as sweepCurves.
+func curvesOf(rows []SweepRow, xOf, yOf func(SweepRow) float64) []plot.Curve {
 	var curves []plot.Curve
 	index := map[string]int{}
 	for _, r := range rows {
-		if r.Caught == 0 || math.IsNaN(r.MeanLag) {
+		y := yOf(r)
+		if r.Caught == 0 || math.IsNaN(y) {
 			continue
 		}
-		x := r.StuckPolls
-		if byMean {
-			x = r.MeanPolls
-		}
+		x := xOf(r)
 		i, ok := index[r.Schedule]
 		if !ok || r.Kind == kindUser {
 			i = len(curves)
@@ -294,7 +330,7 @@ func sweepCurves(rows []SweepRow, byMean bool) []plot.Curve {
 			curves = append(curves, plot.Curve{Name: r.Schedule, Points: r.Kind == kindUser, Bold: r.Kind == kindExact || r.Kind == kindPhased})
 		}
 		curves[i].X = append(curves[i].X, x)
-		curves[i].Y = append(curves[i].Y, r.MeanLag)
+		curves[i].Y = append(curves[i].Y, y)
 	}
 	for i := range curves {
 		c := &curves[i]

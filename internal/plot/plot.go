@@ -8,6 +8,7 @@
 package plot
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
@@ -22,6 +23,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/pollfit/pollfit/internal/outfile"
 )
@@ -44,6 +46,35 @@ func format(path string) (string, error) {
 func CheckPath(path string) error {
 	_, err := format(path)
 	return err
+}
+
+// SVG is a figure drawn as SVG, to be put inline in a web page.
+type SVG struct {
+	// Data is the SVG document, <svg> … </svg>, with the XML prolog.
+	Data []byte
+	// Width and Height are the figure's size in points, the units of its
+	// viewBox.
+	Width, Height float64
+	// At maps the data coordinates of a point of the plot to the SVG's
+	// viewBox coordinates (y downwards), for marks drawn over the figure.
+	At func(x, y float64) (float64, float64)
+}
+
+// svgOf draws p as SVG, w × h.
+func svgOf(p *gplot.Plot, w, h vg.Length) (SVG, error) {
+	c := vgsvg.New(w, h)
+	dc := draw.New(c)
+	p.Draw(dc)
+	data := p.DataCanvas(dc)
+	tx, ty := p.Transforms(&data)
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return SVG{}, err
+	}
+	H := h.Points()
+	return SVG{Data: b.Bytes(), Width: w.Points(), Height: H, At: func(x, y float64) (float64, float64) {
+		return tx(x).Points(), H - ty(y).Points()
+	}}, nil
 }
 
 // save writes p to path atomically, w × h.
@@ -111,6 +142,33 @@ func Sweep(path string, curves []Curve, opt SweepOptions) error {
 	if _, err := format(path); err != nil {
 		return err
 	}
+	p, err := sweepPlot(curves, opt)
+	if err != nil {
+		return err
+	}
+	return save(p, path, sweepWidth, sweepHeight)
+}
+
+// Size of the sweep plot.
+const (
+	sweepWidth  = 18 * vg.Centimeter
+	sweepHeight = 12 * vg.Centimeter
+)
+
+// SweepSVG draws the sweep plot of Sweep as SVG, w × h (zero: Sweep's
+// size, 18 × 12 cm).
+func SweepSVG(curves []Curve, opt SweepOptions, w, h vg.Length) (SVG, error) {
+	p, err := sweepPlot(curves, opt)
+	if err != nil {
+		return SVG{}, err
+	}
+	if w == 0 || h == 0 {
+		w, h = sweepWidth, sweepHeight
+	}
+	return svgOf(p, w, h)
+}
+
+func sweepPlot(curves []Curve, opt SweepOptions) (*gplot.Plot, error) {
 	p := gplot.New()
 	p.Title.Text = opt.Title
 	p.X.Label.Text = def(opt.XLabel, "budget (polls)")
@@ -136,12 +194,12 @@ func Sweep(path string, curves []Curve, opt SweepOptions) error {
 		if c.Points {
 			s, err := plotter.NewScatter(xy)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			s.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.RingGlyph{}}
 			labels, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: repeat(c.Name, len(xy))})
 			if err != nil {
-				return err
+				return nil, err
 			}
 			labels.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(2)}
 			p.Add(s, labels)
@@ -149,7 +207,7 @@ func Sweep(path string, curves []Curve, opt SweepOptions) error {
 		}
 		l, pts, err := plotter.NewLinePoints(xy)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		l.Color = plotutil.Color(line)
 		l.Dashes = plotutil.Dashes(line % 4)
@@ -165,7 +223,7 @@ func Sweep(path string, curves []Curve, opt SweepOptions) error {
 		p.Legend.Add(c.Name, l, pts)
 	}
 	if xlo > xhi {
-		return errors.New("sweep plot: no point to draw")
+		return nil, errors.New("sweep plot: no point to draw")
 	}
 	// A sweep's budgets are log-spaced: a log axis from one decade on
 	// spreads its points evenly.
@@ -177,7 +235,7 @@ func Sweep(path string, curves []Curve, opt SweepOptions) error {
 		p.Y.Scale = gplot.LogScale{}
 		p.Y.Tick.Marker = gplot.TickerFunc(secondsTicks)
 	}
-	return save(p, path, 18*vg.Centimeter, 12*vg.Centimeter)
+	return p, nil
 }
 
 // logTicks labels a log axis at 1, 2 and 5 times each power of ten, which

@@ -46,11 +46,32 @@ func Timeline(path string, cdf func(t float64) float64, schedules []optimize.Sch
 	if _, err := format(path); err != nil {
 		return err
 	}
+	p, h, err := timelinePlot(cdf, schedules, horizon, opt)
+	if err != nil {
+		return err
+	}
+	return save(p, path, timelineWidth, h)
+}
+
+// timelineWidth is the width of the timeline plot.
+const timelineWidth = 18 * vg.Centimeter
+
+// TimelineSVG draws the timeline plot of Timeline as SVG, 18 cm wide.
+func TimelineSVG(cdf func(t float64) float64, schedules []optimize.Schedule, horizon time.Duration, opt TimelineOptions) (SVG, error) {
+	p, h, err := timelinePlot(cdf, schedules, horizon, opt)
+	if err != nil {
+		return SVG{}, err
+	}
+	return svgOf(p, timelineWidth, h)
+}
+
+// timelinePlot builds the timeline plot and returns it with its height.
+func timelinePlot(cdf func(t float64) float64, schedules []optimize.Schedule, horizon time.Duration, opt TimelineOptions) (*gplot.Plot, vg.Length, error) {
 	if horizon <= 0 {
-		return errors.New("timeline plot: horizon must be positive")
+		return nil, 0, errors.New("timeline plot: horizon must be positive")
 	}
 	if len(schedules) == 0 {
-		return errors.New("timeline plot: no schedule to draw")
+		return nil, 0, errors.New("timeline plot: no schedule to draw")
 	}
 	h := horizon.Seconds()
 	polls := make([][]float64, len(schedules))
@@ -119,7 +140,7 @@ func Timeline(path string, cdf func(t float64) float64, schedules []optimize.Sch
 			}
 			l, err := plotter.NewLine(band)
 			if err != nil {
-				return err
+				return nil, 0, err
 			}
 			l.Color = color.RGBA{R: 70, G: 110, B: 170, A: 255}
 			l.FillColor = color.RGBA{R: 150, G: 180, B: 220, A: 255}
@@ -141,7 +162,7 @@ func Timeline(path string, cdf func(t float64) float64, schedules []optimize.Sch
 		}
 		sc, err := plotter.NewScatter(xy)
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
 		if s.Jitter.Kind != optimize.NoJitter {
@@ -158,7 +179,7 @@ func Timeline(path string, cdf func(t float64) float64, schedules []optimize.Sch
 	p.Y.Tick.Marker = gplot.ConstantTicks(ticks)
 	p.Y.Min, p.Y.Max = 0, float64(n)+1
 	p.Y.Label.Text = "schedule (polls)"
-	return save(p, path, 18*vg.Centimeter, vg.Length(5+1.2*float64(n))*vg.Centimeter)
+	return p, vg.Length(5+1.2*float64(n)) * vg.Centimeter, nil
 }
 
 // EmpiricalCDF returns the empirical CDF of settle times (seconds): the

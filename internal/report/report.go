@@ -123,46 +123,11 @@ func Table(w io.Writer, rows []Row, note string) error {
 	if note != "" {
 		fmt.Fprintln(w, note)
 	}
-	data := len(rows) > 0 && rows[0].MeanPolls != nil
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	var head []string
-	head = append(head, "schedule")
-	if len(rows) > 0 {
-		for _, l := range rows[0].PollsBy.Labels {
-			head = append(head, "by "+l)
-		}
-	}
-	head = append(head, "stuck")
-	if data {
-		head = append(head, "mean polls", "mean lag", "median", "p95", "p99", "caught")
-	}
+	head, cells := Cells(rows)
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
-	format := LagFormat(rows)
-	secs := func(v *float64) string { // "-" for a lag with no value (nothing caught)
-		if v == nil {
-			return "-"
-		}
-		return format(*v)
-	}
-	for _, r := range rows {
-		cells := []string{r.Name}
-		for _, v := range r.PollsBy.Values {
-			cells = append(cells, count(v))
-		}
-		cells = append(cells, count(r.StuckPolls))
-		if data {
-			mp := fmt.Sprintf("%.2f", *r.MeanPolls)
-			ml := secs(r.MeanLag)
-			if r.MeanPollCI != nil {
-				mp += fmt.Sprintf("±%.2f", *r.MeanPollCI)
-			}
-			if r.MeanLagCI != nil {
-				ml += "±" + secs(r.MeanLagCI)
-			}
-			cells = append(cells, mp, ml, secs(r.MedianLag), secs(r.P95Lag), secs(r.P99Lag),
-				fmt.Sprintf("%.1f%%", 100**r.Caught))
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+	for _, c := range cells {
+		fmt.Fprintln(tw, strings.Join(c, "\t")+"\t")
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -183,6 +148,52 @@ func Table(w io.Writer, rows []Row, note string) error {
 		}
 	}
 	return nil
+}
+
+// Cells returns the head and the cells of the table Table writes: the
+// schedule's name, the polls by each age, the stuck polls and, when the
+// rows have data, mean polls and lags (in one unit, LagFormat) and the
+// share caught.
+func Cells(rows []Row) (head []string, cells [][]string) {
+	data := len(rows) > 0 && rows[0].MeanPolls != nil
+	head = append(head, "schedule")
+	if len(rows) > 0 {
+		for _, l := range rows[0].PollsBy.Labels {
+			head = append(head, "by "+l)
+		}
+	}
+	head = append(head, "stuck")
+	if data {
+		head = append(head, "mean polls", "mean lag", "median", "p95", "p99", "caught")
+	}
+	format := LagFormat(rows)
+	secs := func(v *float64) string { // "-" for a lag with no value (nothing caught)
+		if v == nil {
+			return "-"
+		}
+		return format(*v)
+	}
+	for _, r := range rows {
+		c := []string{r.Name}
+		for _, v := range r.PollsBy.Values {
+			c = append(c, count(v))
+		}
+		c = append(c, count(r.StuckPolls))
+		if data {
+			mp := fmt.Sprintf("%.2f", *r.MeanPolls)
+			ml := secs(r.MeanLag)
+			if r.MeanPollCI != nil {
+				mp += fmt.Sprintf("±%.2f", *r.MeanPollCI)
+			}
+			if r.MeanLagCI != nil {
+				ml += "±" + secs(r.MeanLagCI)
+			}
+			c = append(c, mp, ml, secs(r.MedianLag), secs(r.P95Lag), secs(r.P99Lag),
+				fmt.Sprintf("%.1f%%", 100**r.Caught))
+		}
+		cells = append(cells, c)
+	}
+	return head, cells
 }
 
 // maxSpec is the longest spec the table prints whole.

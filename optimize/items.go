@@ -72,6 +72,9 @@ func NewItems(settle []float64, censored []bool, weight []float64) *Items {
 		it.total = float64(n)
 		return it
 	}
+	if weight == nil {
+		return it.censoredUnit(settle, censored)
+	}
 	rows := make([]row, n)
 	for i, v := range settle {
 		if !(v >= 0) {
@@ -122,6 +125,56 @@ func NewItems(settle []float64, censored []bool, weight []float64) *Items {
 		it.cumW = append(it.cumW, it.cumW[len(it.cumW)-1]+r.w)
 		it.cumWT = append(it.cumWT, it.cumWT[len(it.cumWT)-1]+r.w*r.t)
 		it.cumN = append(it.cumN, it.cumN[len(it.cumN)-1]+r.base)
+	}
+	return it
+}
+
+// censoredUnit is NewItems for unit weights with some items censored: the
+// settle and censoring times are sorted apart, as plain floats (sorting 10⁷
+// rows of 24 bytes by a comparison took 3 s of evaluate's 5), and walked
+// together, events before censorings at equal times, redistributing as
+// NewItems does; with unit weights the weight after a row is the count of
+// rows after it.
+func (it *Items) censoredUnit(settle []float64, censored []bool) *Items {
+	n := len(settle)
+	ev := make([]float64, 0, n-it.censored)
+	ce := make([]float64, 0, it.censored)
+	for i, v := range settle {
+		if !(v >= 0) {
+			panic(fmt.Sprintf("optimize: NewItems: settle time %v is negative or NaN", v))
+		}
+		if censored[i] {
+			ce = append(ce, v)
+		} else {
+			ev = append(ev, v)
+		}
+	}
+	slices.Sort(ev)
+	slices.Sort(ce)
+	m := len(ev)
+	it.t = ev
+	it.cumW = make([]float64, 1, m+1)
+	it.cumWT = make([]float64, 1, m+1)
+	it.cumN = make([]float64, 1, m+1)
+	perUnit := 0.0
+	k := 0
+	for pos, i := 0, 0; i < m || k < len(ce); pos++ {
+		w := 1 + perUnit
+		if i < m && (k == len(ce) || ev[i] <= ce[k]) {
+			it.total += w
+			it.cumW = append(it.cumW, it.cumW[i]+w)
+			it.cumWT = append(it.cumWT, it.cumWT[i]+w*ev[i])
+			it.cumN = append(it.cumN, float64(i+1))
+			i++
+			continue
+		}
+		k++
+		if after := n - pos - 1; after > 0 {
+			perUnit += w / float64(after) // moved on: counted where it lands
+		} else {
+			it.total += w
+			it.pending += w
+		}
 	}
 	return it
 }

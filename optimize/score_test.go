@@ -2,6 +2,8 @@ package optimize
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -203,5 +205,32 @@ func TestExpectByPollAtom(t *testing.T) {
 	}
 	if p := got[1]; !near(p.Caught, 0.625) || !near(p.Lag, 0.625) || !near(p.LagSq, 0.5+1.0/6) {
 		t.Errorf("poll at 2s = %+v, want caught 0.625, lag 0.625, lag² %.6f", p, 0.5+1.0/6)
+	}
+}
+
+// The unit-weight path of NewItems for censored items (sorting times
+// apart) gives what the general path gives with every weight 1, ties
+// between settles and censorings included.
+func TestNewItemsCensoredUnitMatchesGeneral(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	n := 5000
+	settle := make([]float64, n)
+	cens := make([]bool, n)
+	ones := make([]float64, n)
+	for i := range settle {
+		settle[i] = math.Round(r.ExpFloat64()*20) / 2 // ties on a 0.5 s grid
+		cens[i] = r.Float64() < 0.3
+		ones[i] = 1
+	}
+	a, b := NewItems(settle, cens, nil), NewItems(settle, cens, ones)
+	if !slices.Equal(a.t, b.t) || a.censored != b.censored || a.n != b.n {
+		t.Fatalf("settled times or counts differ")
+	}
+	for _, pair := range [][2][]float64{{a.cumW, b.cumW}, {a.cumWT, b.cumWT}, {a.cumN, b.cumN}, {{a.total, a.pending}, {b.total, b.pending}}} {
+		for i := range pair[0] {
+			if math.Abs(pair[0][i]-pair[1][i]) > 1e-9*max(1, math.Abs(pair[1][i])) {
+				t.Fatalf("index %d: unit path %g, general path %g", i, pair[0][i], pair[1][i])
+			}
+		}
 	}
 }

@@ -537,15 +537,19 @@ func gapsIn(p Phase, from, end time.Duration) int {
 // maxMoves steps. The Lagrangian search leaves budget unspent because the
 // set of phased schedules is not convex; this spends it.
 func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf) lsEval {
-	cur := sp.eval(s, k, grow, b, buf)
-	if !cur.valid {
-		for _, y := range sp.reland(s) {
-			if r := sp.eval(y, k, grow, b, buf); r.valid {
-				cur = r
+	// evalLanded evaluates y, or when it is not in the space, the first
+	// of its re-landings (reland) that is.
+	evalLanded := func(y Schedule) lsEval {
+		r := sp.eval(y, k, grow, b, buf)
+		for _, z := range sp.reland(y) {
+			if r.valid {
 				break
 			}
+			r = sp.eval(z, k, grow, b, buf)
 		}
+		return r
 	}
+	cur := evalLanded(s)
 	if !cur.valid {
 		return cur
 	}
@@ -672,16 +676,7 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 		}
 		best := cur
 		for _, y := range single(cur, grow) {
-			r := sp.eval(y, k, grow, b, buf)
-			if !r.valid {
-				for _, z := range sp.reland(y) {
-					if rz := sp.eval(z, k, grow, b, buf); rz.valid {
-						r = rz
-						break
-					}
-				}
-			}
-			if r.valid && (overspend(r.e, b) < overspend(best.e, b) ||
+			if r := evalLanded(y); r.valid && (overspend(r.e, b) < overspend(best.e, b) ||
 				overspend(r.e, b) == overspend(best.e, b) && r.obj < best.obj) {
 				best = r
 			}

@@ -165,41 +165,6 @@ func TestReadJSONRejects(t *testing.T) {
 	}
 }
 
-func TestParseMs(t *testing.T) {
-	// Each want is the input read as an exact decimal, by hand.
-	tests := []struct {
-		in   string
-		want time.Duration
-		ok   bool
-	}{
-		{"0", 0, true},
-		{"1500", 1500 * time.Millisecond, true},
-		{"1.5", 1500 * time.Microsecond, true},
-		{"0.000001", 1, true},
-		{"1e3", time.Second, true},
-		{"1.5E+3", 1500 * time.Millisecond, true},
-		{"2500e-3", 2500 * time.Microsecond, true},
-		{"1.0000000", time.Millisecond, true},
-		{"9223372036854.775807", 1<<63 - 1, true},
-		{"9223372036854.775808", 0, false},
-		{"0.0000001", 0, false},
-		{"-1", 0, false},
-		{"1e-7", 0, false},
-		{"1e400", 0, false},
-	}
-	for _, tc := range tests {
-		got, err := parseMs(json.Number(tc.in))
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("parseMs(%s) = %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
-		}
-		if tc.ok {
-			if back, _ := parseMs(msNumber(got)); back != got {
-				t.Errorf("parseMs(msNumber(%v)) = %v", got, back)
-			}
-		}
-	}
-}
-
 // FuzzReadJSON checks that no document makes ReadJSON panic, and that a
 // document it accepts survives JSON then ReadJSON unchanged.
 func FuzzReadJSON(f *testing.F) {

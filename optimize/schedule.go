@@ -178,11 +178,13 @@ var (
 	ErrUntil       = errors.New("until must be later than the previous phase's until")
 	ErrTooManyPoll = fmt.Errorf("schedule makes more than %d polls", MaxPolls)
 	ErrAge         = fmt.Errorf("later than %s (10 years), the latest age a schedule may reach", FormatDuration(MaxAge))
+	ErrLong        = fmt.Errorf("longer than %s (20 years), the longest gap, step or cap a phase may have", FormatDuration(MaxGapAt))
 )
 
 // Validate reports whether the schedule is well formed: positive gaps,
-// repeating phases with increasing Until, growth parameters in range, at
-// most MaxPolls polls, and no Until or poll later than MaxAge. It walks
+// repeating phases with increasing Until, growth parameters in range, no
+// gap, step or cap longer than MaxGapAt, at most MaxPolls polls, and no
+// Until or poll later than MaxAge. It walks
 // the schedule, in time linear in its polls (at most MaxPolls).
 func (s Schedule) Validate() error {
 	if err := s.validateShape(); err != nil {
@@ -207,6 +209,9 @@ func (s Schedule) validateShape() error {
 		}
 		if p.Cap < 0 {
 			return fmt.Errorf("phase %d: cap %v is negative", i+1, p.Cap)
+		}
+		if long := max(p.Gap, p.Step, p.Cap); long > MaxGapAt {
+			return fmt.Errorf("phase %d: %s is %w", i+1, FormatDuration(long), ErrLong)
 		}
 		switch p.Growth {
 		case Once:

@@ -145,6 +145,9 @@ func (b *BackOff) Poll(ctx context.Context, check func(ctx context.Context) (don
 		case <-after(wait):
 			slept += wait
 		}
+		if err := ctx.Err(); err != nil {
+			return err // done while the timer fired: no check
+		}
 		if done, err := check(ctx); err != nil || done {
 			return err
 		}

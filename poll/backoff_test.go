@@ -204,7 +204,10 @@ func TestAgreesWithGeneratedGo(t *testing.T) {
 	files := map[string]func(*bytes.Buffer) error{
 		"gen/gen.go":     func(b *bytes.Buffer) error { return export.GoSource(b, doc, export.Options{Package: "gen"}) },
 		"driver/main.go": func(b *bytes.Buffer) error { _, err := b.WriteString(genDriver); return err },
-		"go.mod":         func(b *bytes.Buffer) error { _, err := b.WriteString("module example.com/gen\n\ngo 1.24\n"); return err },
+		"go.mod": func(b *bytes.Buffer) error {
+			_, err := b.WriteString("module example.com/gen\n\ngo 1.24\n")
+			return err
+		},
 	}
 	for name, f := range files {
 		var b bytes.Buffer

@@ -88,8 +88,16 @@ func main() {
 	if err := json.Unmarshal([]byte(os.Args[1]), &slow); err != nil {
 		panic(err)
 	}
+	var names []string
+	data, err := os.ReadFile(os.Args[2])
+	if err != nil {
+		panic(err)
+	}
+	if err := json.Unmarshal(data, &names); err != nil {
+		panic(err)
+	}
 	out := map[string]result{}
-	for _, seg := range append([]string{""}, os.Args[2:]...) {
+	for _, seg := range append([]string{""}, names...) {
 		var r result
 		b := &poll.Backoff{Segment: seg, Rand: half}
 		r.Retry = retry(b, b.Start())
@@ -181,14 +189,10 @@ func TestGoSourceRuns(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command on PATH: cannot build the generated code")
 	}
-	cases := append(append([]runCase{}, runCases...), jitterCases...)
-	doc := caseDoc(t, cases)
-	// Names that must be sanitised: a collision after sanitising, a Go
-	// keyword, a leading digit, non-ASCII, quotes and a line break.
-	nasty := []string{"a-b", "a_b", "func", "1st", "日本", "quote \" $x \\ \n */ end"}
-	for _, name := range nasty {
-		doc.Segments = append(doc.Segments, Segment{Name: name, Schedule: optimize.References[0]})
-	}
+	// The run and jitter cases, and hostile names (collisions after
+	// sanitising, keywords, quotes, comment breakers, line and format
+	// characters), each with a schedule of its own.
+	doc := langDoc(t)
 
 	dir := t.TempDir()
 	pkg := filepath.Join(dir, "poll")
@@ -229,11 +233,13 @@ func TestGoSourceRuns(t *testing.T) {
 		slow[seg.Name] = slowCheck(seg.Name, seg.Schedule.AppendPolls(nil, halfRand{}))
 	}
 	slowArg, _ := json.Marshal(slow)
-	args := []string{"run", "./driver", string(slowArg)}
+	var names []string
 	for _, s := range doc.Segments {
-		args = append(args, s.Name)
+		names = append(names, s.Name)
 	}
-	out := run(t, dir, env, goTool, args...)
+	namesJSON, _ := json.Marshal(names)
+	write("names.json", func(b *bytes.Buffer) error { _, err := b.Write(namesJSON); return err })
+	out := run(t, dir, env, goTool, "run", "./driver", string(slowArg), filepath.Join(dir, "names.json"))
 
 	type result struct {
 		Retry, Reset, GapAfter, Poll, Signal, Slow []time.Duration

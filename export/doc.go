@@ -17,7 +17,7 @@
 // above its phase's cap, and every generated poll keeps the horizon by the
 // clock, as docs/export.md describes.
 //
-// The JSON document is read by package poll (the runtime loader, which
+// The JSON document is read by package pollschedule (the runtime loader, which
 // needs no generated code) and ReadJSON, which accept a document exactly
 // when it validates against docs/schedule.schema.json, but for the rules a
 // schema cannot express. Every string that reaches generated source is

@@ -14,7 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pollfit/pollfit/optimize"
-	"github.com/pollfit/pollfit/poll"
+	"github.com/pollfit/pollfit/pollschedule"
 )
 
 // CurrentVersion is the version of the JSON document that JSON writes and
@@ -66,11 +66,11 @@ type JSONOptions struct {
 // Errors wrapped by ReadJSON and Load.
 var (
 	// ErrVersion is returned for a document newer than CurrentVersion
-	// (poll.ErrVersion).
-	ErrVersion = poll.ErrVersion
+	// (pollschedule.ErrVersion).
+	ErrVersion = pollschedule.ErrVersion
 	// ErrDocument is wrapped by every error about the content of a
-	// schedule document (as opposed to reading it); poll.ErrDocument.
-	ErrDocument = poll.ErrDocument
+	// schedule document (as opposed to reading it); pollschedule.ErrDocument.
+	ErrDocument = pollschedule.ErrDocument
 )
 
 // jsonDoc is the document as written: the overall schedule's fields at the
@@ -251,26 +251,26 @@ func msNumber(d time.Duration) json.Number {
 
 // ReadJSON reads a document written by JSON (any version up to
 // CurrentVersion) and returns it with its segments ordered by name. It
-// reads with package poll's Read, which accepts a document exactly when it
+// reads with package pollschedule's Read, which accepts a document exactly when it
 // validates against docs/schedule.schema.json and its schedules are valid
 // and agree with their "horizon_ms" and "polls_ms"; ReadJSON then checks
 // that a "spec" agrees with the phases too. Errors wrap ErrDocument or
 // ErrVersion and give the path of the bad field, such as
 // segments.wallet.phases[2].until_ms; disagreements wrap
-// poll.ErrDisagree.
+// pollschedule.ErrDisagree.
 func ReadJSON(r io.Reader) (Document, error) {
 	var doc Document
-	in, err := poll.Read(r)
+	in, err := pollschedule.Read(r)
 	if err != nil {
 		return doc, err
 	}
-	if doc.Schedule, err = fromPoll(in.Schedule, ""); err != nil {
+	if doc.Schedule, err = fromLoaded(in.Schedule, ""); err != nil {
 		return doc, err
 	}
 	doc.Meta = json.RawMessage(in.Meta)
 	for _, name := range in.SegmentNames() {
 		ps := in.Segments[name]
-		s, err := fromPoll(ps, "segments."+name+".")
+		s, err := fromLoaded(ps, "segments."+name+".")
 		if err != nil {
 			return doc, err
 		}
@@ -279,8 +279,8 @@ func ReadJSON(r io.Reader) (Document, error) {
 	return doc, nil
 }
 
-// fromPoll converts a schedule read by package poll, and checks its spec.
-func fromPoll(in *poll.Schedule, path string) (optimize.Schedule, error) {
+// fromLoaded converts a schedule read by package pollschedule, and checks its spec.
+func fromLoaded(in *pollschedule.Schedule, path string) (optimize.Schedule, error) {
 	s := optimize.Schedule{Name: in.Name, Start: in.Start}
 	for _, p := range in.Phases {
 		s.Phases = append(s.Phases, optimize.Phase{
@@ -290,31 +290,31 @@ func fromPoll(in *poll.Schedule, path string) (optimize.Schedule, error) {
 	}
 	s.Jitter = optimize.Jitter{Kind: jitterOf[in.Jitter.Kind], Percent: in.Jitter.Spread}
 	if err := s.Validate(); err != nil {
-		// poll.Read checked the same rules: a bug of one of the two.
-		return s, &poll.Error{Path: path + "phases", Err: fmt.Errorf("package poll and optimize disagree: %w", err)}
+		// pollschedule.Read checked the same rules: a bug of one of the two.
+		return s, &pollschedule.Error{Path: path + "phases", Err: fmt.Errorf("package pollschedule and optimize disagree: %w", err)}
 	}
 	if in.Spec != "" {
 		sp, err := optimize.ParseSpec(in.Spec)
 		if err != nil {
-			return s, &poll.Error{Path: path + "spec", Err: err}
+			return s, &pollschedule.Error{Path: path + "spec", Err: err}
 		}
 		sp.Name = s.Name
 		if !sameSchedule(sp, s) {
-			return s, &poll.Error{Path: path + "spec", Err: fmt.Errorf("%w: %q, which read %q; fix or delete one", poll.ErrDisagree, in.Spec, s.String())}
+			return s, &pollschedule.Error{Path: path + "spec", Err: fmt.Errorf("%w: %q, which read %q; fix or delete one", pollschedule.ErrDisagree, in.Spec, s.String())}
 		}
 	}
 	return s, nil
 }
 
-// growthOf and jitterOf map package poll's kinds to optimize's.
+// growthOf and jitterOf map package pollschedule's kinds to optimize's.
 var (
-	growthOf = map[poll.Growth]optimize.Growth{
-		poll.Once: optimize.Once, poll.Fixed: optimize.Fixed, poll.Linear: optimize.Linear,
-		poll.Exponential: optimize.Exponential, poll.Polynomial: optimize.Polynomial, poll.Fibonacci: optimize.Fibonacci,
+	growthOf = map[pollschedule.Growth]optimize.Growth{
+		pollschedule.Once: optimize.Once, pollschedule.Fixed: optimize.Fixed, pollschedule.Linear: optimize.Linear,
+		pollschedule.Exponential: optimize.Exponential, pollschedule.Polynomial: optimize.Polynomial, pollschedule.Fibonacci: optimize.Fibonacci,
 	}
-	jitterOf = map[poll.JitterKind]optimize.JitterKind{
-		poll.NoJitter: optimize.NoJitter, poll.FullJitter: optimize.FullJitter, poll.EqualJitter: optimize.EqualJitter,
-		poll.DecorrelatedJitter: optimize.DecorrelatedJitter, poll.PercentJitter: optimize.PercentJitter,
+	jitterOf = map[pollschedule.JitterKind]optimize.JitterKind{
+		pollschedule.NoJitter: optimize.NoJitter, pollschedule.FullJitter: optimize.FullJitter, pollschedule.EqualJitter: optimize.EqualJitter,
+		pollschedule.DecorrelatedJitter: optimize.DecorrelatedJitter, pollschedule.PercentJitter: optimize.PercentJitter,
 	}
 )
 

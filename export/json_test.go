@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pollfit/pollfit/optimize"
-	"github.com/pollfit/pollfit/poll"
+	"github.com/pollfit/pollfit/pollschedule"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -183,11 +183,11 @@ func FuzzReadJSON(f *testing.F) {
 	f.Add([]byte(`{"version": 1, "start_ms": 1.5, "phases": [{"growth": "polynomial", "gap_ms": 1, "exponent": 0.5, "cap_ms": 100, "until_ms": 1e3}], "jitter": {"kind": "decorrelated"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := ReadJSON(bytes.NewReader(data))
-		// ReadJSON is package poll's Read and a check of "spec": they
+		// ReadJSON is package pollschedule's Read and a check of "spec": they
 		// accept the same documents but for a spec.
-		if _, perr := poll.Read(bytes.NewReader(data)); (perr == nil) != (err == nil) &&
+		if _, perr := pollschedule.Read(bytes.NewReader(data)); (perr == nil) != (err == nil) &&
 			!(perr == nil && strings.Contains(err.Error(), "spec: ")) {
-			t.Fatalf("poll.Read = %v, ReadJSON = %v for %q", perr, err, data)
+			t.Fatalf("pollschedule.Read = %v, ReadJSON = %v for %q", perr, err, data)
 		}
 		if err != nil || manyPolls(doc) {
 			return

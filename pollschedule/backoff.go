@@ -1,4 +1,4 @@
-package poll
+package pollschedule
 
 import (
 	"context"
@@ -13,7 +13,7 @@ const Stop time.Duration = -1
 
 // ErrHorizon is returned by BackOff.Poll when the schedule ends with no
 // answer.
-var ErrHorizon = errors.New("poll: no answer by the horizon of the schedule")
+var ErrHorizon = errors.New("pollschedule: no answer by the horizon of the schedule")
 
 // BackOff runs a Schedule. Ages count from the item's creation: the moment
 // Poll is called, or the moment a Reset takes effect. The first poll is at

@@ -1,4 +1,4 @@
-// Package poll runs a pollfit schedule document at run time: it reads the
+// Package pollschedule runs a pollfit schedule document at run time: it reads the
 // JSON written by `pollfit export --lang json` (docs/schedule.schema.json)
 // and gives the same BackOff, Poll and per-segment choice as the code that
 // `pollfit export --lang go` generates, with the standard library only, so
@@ -25,4 +25,4 @@
 // (v4 and v5) without importing it. BackOff.Poll fits
 // k8s.io/apimachinery's wait.ConditionWithContextFunc; passing NextBackOff
 // to wait.DelayFunc does not work (see docs/export.md).
-package poll
+package pollschedule

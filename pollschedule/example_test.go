@@ -1,4 +1,4 @@
-package poll_test
+package pollschedule_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
-	"github.com/pollfit/pollfit/poll"
+	"github.com/pollfit/pollfit/pollschedule"
 )
 
 // schedule.json as `pollfit export --lang json` writes it: every 10ms
@@ -25,7 +25,7 @@ const scheduleJSON = `{
 }`
 
 func ExampleRead() {
-	doc, err := poll.Read(strings.NewReader(scheduleJSON)) // or poll.ReadFile("schedule.json")
+	doc, err := pollschedule.Read(strings.NewReader(scheduleJSON)) // or pollschedule.ReadFile("schedule.json")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -44,7 +44,7 @@ func ExampleRead() {
 // the schedule's horizon instead, which also keeps the horizon by the
 // clock when the operation is slow.
 func ExampleBackOff_retry() {
-	doc, err := poll.Read(strings.NewReader(scheduleJSON))
+	doc, err := pollschedule.Read(strings.NewReader(scheduleJSON))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -67,7 +67,7 @@ func ExampleBackOff_retry() {
 // the check has the type of k8s.io/apimachinery's
 // wait.ConditionWithContextFunc.
 func ExampleBackOff_Poll() {
-	doc, err := poll.Read(strings.NewReader(scheduleJSON))
+	doc, err := pollschedule.Read(strings.NewReader(scheduleJSON))
 	if err != nil {
 		fmt.Println(err)
 		return

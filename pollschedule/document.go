@@ -1,4 +1,4 @@
-package poll
+package pollschedule
 
 import (
 	"bytes"
@@ -193,7 +193,7 @@ var (
 func mustRat(s string) *big.Rat {
 	r, ok := new(big.Rat).SetString(s)
 	if !ok {
-		panic("poll: bad constant " + s)
+		panic("pollschedule: bad constant " + s)
 	}
 	return r
 }

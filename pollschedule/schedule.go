@@ -1,4 +1,4 @@
-package poll
+package pollschedule
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package poll_test
+package pollschedule_test
 
 import (
 	"bytes"
@@ -19,12 +19,12 @@ import (
 	backoffv5 "github.com/cenkalti/backoff/v5"
 	"github.com/pollfit/pollfit/export"
 	"github.com/pollfit/pollfit/optimize"
-	"github.com/pollfit/pollfit/poll"
+	"github.com/pollfit/pollfit/pollschedule"
 )
 
 var (
-	_ backoffv4.BackOff = (*poll.BackOff)(nil)
-	_ backoffv5.BackOff = (*poll.BackOff)(nil)
+	_ backoffv4.BackOff = (*pollschedule.BackOff)(nil)
+	_ backoffv5.BackOff = (*pollschedule.BackOff)(nil)
 )
 
 // specs are the schedules the loader and the generated Go run side by
@@ -137,7 +137,7 @@ func main() {
 }
 `
 
-func retry(b *poll.BackOff) []time.Duration {
+func retry(b *pollschedule.BackOff) []time.Duration {
 	now := b.Start()
 	polls := []time.Duration{now}
 	for g := b.NextBackOff(); g >= 0; g = b.NextBackOff() {
@@ -149,7 +149,7 @@ func retry(b *poll.BackOff) []time.Duration {
 
 // loaderRuns runs the loader on a segment of doc as genDriver runs the
 // generated code.
-func loaderRuns(doc *poll.Document, seg string) runs {
+func loaderRuns(doc *pollschedule.Document, seg string) runs {
 	var r runs
 	l := lcg(1)
 	b := doc.BackOff(seg)
@@ -195,7 +195,7 @@ func TestAgreesWithGeneratedGo(t *testing.T) {
 	if err := export.JSON(&js, doc, export.JSONOptions{Polls: true}); err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := poll.Read(&js)
+	loaded, err := pollschedule.Read(&js)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func (c *fakeClock) After(d time.Duration) <-chan time.Time {
 // checks start at 0, 100ms, …, 1s, and checks of 250ms make 5 checks, at
 // 0, 250ms, …, 1s, the next due when the clock has passed the horizon.
 func TestPollSlowCheck(t *testing.T) {
-	doc, err := poll.Read(strings.NewReader(`{"version": 1, "start_ms": 0, "phases": [{"growth": "fixed", "gap_ms": 100, "until_ms": 1000}]}`))
+	doc, err := pollschedule.Read(strings.NewReader(`{"version": 1, "start_ms": 0, "phases": [{"growth": "fixed", "gap_ms": 100, "until_ms": 1000}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestPollSlowCheck(t *testing.T) {
 			c.now += tc.check
 			return false, nil
 		})
-		if !errors.Is(err, poll.ErrHorizon) {
+		if !errors.Is(err, pollschedule.ErrHorizon) {
 			t.Errorf("Poll = %v, want ErrHorizon", err)
 		}
 		if got := fmt.Sprint(starts); got != tc.want {
@@ -309,7 +309,7 @@ func TestPollSlowCheck(t *testing.T) {
 }
 
 func TestPollStops(t *testing.T) {
-	doc, err := poll.Read(strings.NewReader(scheduleJSON))
+	doc, err := pollschedule.Read(strings.NewReader(scheduleJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestPollStops(t *testing.T) {
 	}{
 		{"done", context.Background(), func(n int) (bool, error) { return n == 3, nil }, nil, 3},
 		{"error", context.Background(), func(n int) (bool, error) { return false, boom }, boom, 1},
-		{"horizon", context.Background(), func(int) (bool, error) { return false, nil }, poll.ErrHorizon, 11},
+		{"horizon", context.Background(), func(int) (bool, error) { return false, nil }, pollschedule.ErrHorizon, 11},
 		{"cancel", ctx, func(n int) (bool, error) {
 			if n == 2 {
 				cancel()
@@ -346,7 +346,7 @@ func TestPollStops(t *testing.T) {
 
 // A receive on Signal restarts the schedule at age 0.
 func TestPollSignal(t *testing.T) {
-	doc, err := poll.Read(strings.NewReader(scheduleJSON))
+	doc, err := pollschedule.Read(strings.NewReader(scheduleJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +376,7 @@ func TestPollSignal(t *testing.T) {
 // cenkalti/backoff v4's Retry runs the schedule too (its first attempt at
 // once, then the gaps).
 func TestRetryV4(t *testing.T) {
-	doc, err := poll.Read(strings.NewReader(scheduleJSON))
+	doc, err := pollschedule.Read(strings.NewReader(scheduleJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,15 +391,15 @@ func TestRetryV4(t *testing.T) {
 }
 
 func TestNilSchedule(t *testing.T) {
-	var b poll.BackOff
-	if g := b.NextBackOff(); g != poll.Stop {
+	var b pollschedule.BackOff
+	if g := b.NextBackOff(); g != pollschedule.Stop {
 		t.Errorf("NextBackOff() of a zero BackOff = %v, want Stop", g)
 	}
 	c := &fakeClock{}
 	b.Now, b.After = c.Now, c.After
 	n := 0
 	err := b.Poll(context.Background(), func(context.Context) (bool, error) { n++; return false, nil })
-	if !errors.Is(err, poll.ErrHorizon) || n != 1 {
+	if !errors.Is(err, pollschedule.ErrHorizon) || n != 1 {
 		t.Errorf("Poll of a zero BackOff = %v after %d checks, want ErrHorizon after 1", err, n)
 	}
 }

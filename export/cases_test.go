@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pollfit/pollfit/optimize"
@@ -19,14 +20,15 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 type runCase struct {
 	segment string
 	spec    string
-	subMs   bool // has sub-millisecond times: Go only
 }
 
 // runCases cover the brief's four reference schedules (optimize.References)
 // and every growth kind, an "at D" start, explicit gaps ending the
 // schedule, a horizon that cuts the last gap, an oversized gap, a single
-// gap between repeating phases, and phases that poll once past their
-// bound or not at all.
+// gap between repeating phases, phases that poll once past their bound or
+// not at all, and issue 16's: growth capped over long horizons past the
+// point where a product would overflow int64, and sub-millisecond
+// schedules whose growing gaps round to a grain below the millisecond.
 var runCases = func() []runCase {
 	var cs []runCase
 	for _, s := range optimize.References {
@@ -48,12 +50,29 @@ var runCases = func() []runCase {
 		runCase{segment: "no-poll-phase", spec: "every 15s until 1m50s, every 30s until 2m, every 1m until 5m"},
 		runCase{segment: "huge-overshoot", spec: "1s, exp 1s x1000 until 10s, every 1s until 20s"},
 		runCase{segment: "mixed", spec: "at 500ms, 1s, exp 1s x2 cap 8s until 1m, poly 2s ^0.5 until 3m, fib 3s cap 30s until 10m, linear 10s+5s cap 1m until 30m"},
-		runCase{segment: "sub-ms", spec: "at 1500us, every 2500us until 20ms, exp 1ms x1.1 until 100ms", subMs: true},
+		// Issue 16: Fib(k)·1s passes 2^63 ns at k = 50; (k−1)·100h at
+		// k = 25,623 (7.1h); (k−1)·175200h at k = 16; 2^k·100ms at k = 37.
+		runCase{segment: "fib-cap-long", spec: "fib 1s cap 5s until 1h"},
+		runCase{segment: "linear-cap-long", spec: "linear 100ms+100h cap 1s until 8h"},
+		runCase{segment: "linear-huge-step", spec: "linear 100ms+175200h cap 1s until 1m"},
+		runCase{segment: "exp-cap-long", spec: "exp 100ms x2 cap 1h until 1000h"},
+		runCase{segment: "exp-uncapped-long", spec: "exp 1s x3 until 10m, every 1m until 1h"},
+		// Sub-millisecond: grains of 100ns (150µs), 1µs (1ms·1.1^k).
+		runCase{segment: "sub-ms", spec: "at 1500us, every 2500us until 20ms, exp 1ms x1.1 until 100ms"},
+		runCase{segment: "latency-us", spec: "exp 150us x1.5 cap 5ms until 50ms, poly 3ms ^0.5 until 200ms"},
+		runCase{segment: "ns", spec: "at 1ns, every 7ns until 1us, exp 1234567ns x1.01 until 100ms"},
+		// Checks of 100ms against "every 100ms until 1s": 11 checks, the
+		// last at 1s (issue 16: 11 checks up to 2.0s).
+		runCase{segment: "slow-100ms", spec: "every 100ms until 1s"},
+		// 100 days: waits of 720h, beyond setTimeout's 2^31−1 ms.
+		runCase{segment: "long-100d", spec: "every 720h until 2400h"},
 	)
 }()
 
-// jitterCases are run by the generated Go only, with a random source that
-// always draws 0.5, and compared with optimize's AppendPolls on the same.
+// jitterCases are run with a random source that always draws 0.5, and
+// compared with optimize's AppendPolls on the same; the cap- ones are also
+// run with real random draws, which must never take a gap above the cap
+// (1.2s).
 var jitterCases = []runCase{
 	{segment: "jitter-full", spec: "every 2s until 30s, jitter full"},
 	{segment: "jitter-equal", spec: "every 2s until 30s, jitter equal"},
@@ -62,6 +81,60 @@ var jitterCases = []runCase{
 	// Jittered schedules keep their phases as written (Normalize leaves
 	// them): a phase whose gap passes its bound runs in generated code too.
 	{segment: "jitter-gap-past-until", spec: "at 30s, every 1m until 45s, every 2m until 10m, jitter ±20%"},
+	{segment: "jitter-us", spec: "every 150us until 30ms, jitter full"},
+	{segment: "cap-full", spec: "exp 400ms x2 cap 1.2s until 1m, jitter full"},
+	{segment: "cap-equal", spec: "exp 400ms x2 cap 1.2s until 1m, jitter equal"},
+	{segment: "cap-decorrelated", spec: "exp 400ms x2 cap 1.2s until 1m, jitter decorrelated"},
+	{segment: "cap-percent", spec: "exp 400ms x2 cap 1.2s until 1m, jitter ±50%"},
+}
+
+// capOfCases is the cap of the cap- jitter cases.
+const capOfCases = 1200 * time.Millisecond
+
+// slowCheck is how long each check of segment takes in the slow-check
+// runs: 100ms for slow-100ms, else half again the first gap of the
+// schedule (1ms for a single poll).
+func slowCheck(segment string, polls []time.Duration) time.Duration {
+	switch {
+	case segment == "slow-100ms":
+		return 100 * time.Millisecond
+	case len(polls) < 2:
+		return time.Millisecond
+	}
+	return (polls[1] - polls[0]) * 3 / 2
+}
+
+// checkSlow100 checks issue 16's example by hand: "every 100ms until 1s"
+// with checks of 100ms makes its 11 checks at 0, 100ms, …, 1s.
+func checkSlow100(t *testing.T, segment string, starts []time.Duration) {
+	t.Helper()
+	if segment != "slow-100ms" {
+		return
+	}
+	if len(starts) != 11 || starts[10] != time.Second {
+		t.Errorf("checks of 100ms on every 100ms until 1s started at %v, want 11, the last at 1s", starts)
+	}
+}
+
+// pollStarts returns the ages at which Poll starts its checks, by the
+// rule Poll documents, on a fake clock where each check takes c and waits
+// are made in whole quanta q (rounded up): the i-th check starts at the
+// i-th poll's age or, if the clock has passed it, at once; none starts
+// once the clock has passed the horizon h.
+func pollStarts(polls []time.Duration, h, c, q time.Duration) []time.Duration {
+	var out []time.Duration
+	var now time.Duration
+	for _, at := range polls {
+		if now > h {
+			break
+		}
+		if at > now {
+			now += (at - now + q - 1) / q * q
+		}
+		out = append(out, now)
+		now += c
+	}
+	return out
 }
 
 // caseDoc returns a document with "now" as the overall schedule and the

@@ -65,35 +65,43 @@ func renderGo(w io.Writer, name string, doc Document, opt Options) error {
 }
 
 // TypeScript writes doc as one dependency-free TypeScript module (ES2020,
-// strict) exporting a class opt.Name with nextBackOff, reset, gapAfterMs
-// and an async poll, times in milliseconds. It returns ErrSubMillisecond
-// for a schedule with a time that is not a whole millisecond.
+// strict, erasable syntax only, formatted as prettier formats it)
+// exporting a class opt.Name with nextBackOff, reset, gapAfterMs, an async
+// poll and an async iterator of the polls, public times in milliseconds
+// (with a fraction for sub-millisecond schedules). Its tables are exact
+// integers in Data.Unit; it returns ErrUnrepresentable for a schedule
+// whose horizon is 2⁵³ units or more (only a schedule with nanosecond
+// times and a horizon beyond 104 days).
 func TypeScript(w io.Writer, doc Document, opt Options) error {
-	return renderMillis(w, "ts.tmpl", doc, opt)
-}
-
-// Kotlin writes doc as one Kotlin file (Kotlin 1.3 or later, JVM) with a
-// class opt.Name holding the tables, nextBackOff, reset and gapAfterMs,
-// times in milliseconds. It returns ErrSubMillisecond for a schedule with a
-// time that is not a whole millisecond.
-func Kotlin(w io.Writer, doc Document, opt Options) error {
-	return renderMillis(w, "kotlin.tmpl", doc, opt)
-}
-
-// Swift writes doc as one Swift file (Swift 5) with a struct opt.Name
-// holding the tables, nextBackOff, reset and gapAfterMs, times in
-// milliseconds. It returns ErrSubMillisecond for a schedule with a time
-// that is not a whole millisecond.
-func Swift(w io.Writer, doc Document, opt Options) error {
-	return renderMillis(w, "swift.tmpl", doc, opt)
-}
-
-func renderMillis(w io.Writer, name string, doc Document, opt Options) error {
 	d, err := NewData(doc, opt)
 	if err != nil {
 		return err
 	}
-	if err := d.checkWholeMillis(); err != nil {
+	if err := d.checkExactIn53(); err != nil {
+		return err
+	}
+	return builtin.ExecuteTemplate(w, "ts.tmpl", d)
+}
+
+// Kotlin writes doc as one Kotlin file (Kotlin 1.3 or later, JVM) with a
+// class opt.Name holding the tables in nanoseconds (Long), with
+// nextBackOffNanos and nextBackOff (milliseconds, rounded up), reset,
+// gapAfter, a blocking poll and a suspending one.
+func Kotlin(w io.Writer, doc Document, opt Options) error {
+	return render(w, "kotlin.tmpl", doc, opt)
+}
+
+// Swift writes doc as one Swift file (Swift 5.5 or later) with a struct
+// opt.Name holding the tables in nanoseconds (Int64), with
+// nextBackOffNanos and nextBackOff (milliseconds, rounded up), reset,
+// gapAfter and an async poll.
+func Swift(w io.Writer, doc Document, opt Options) error {
+	return render(w, "swift.tmpl", doc, opt)
+}
+
+func render(w io.Writer, name string, doc Document, opt Options) error {
+	d, err := NewData(doc, opt)
+	if err != nil {
 		return err
 	}
 	return builtin.ExecuteTemplate(w, name, d)
@@ -117,16 +125,22 @@ func Template(w io.Writer, text string, doc Document, opt Options) error {
 // Funcs are the functions that templates may call, beside text/template's
 // own:
 //
-//	ms D          D in whole milliseconds (int64, truncated)
+//	ms D          D in milliseconds as an exact decimal: 1500, 0.15
+//	ns D          D in nanoseconds (int64)
+//	in D U        D in whole units of U (int64); an error if U does not divide D
+//	unitName U    "milliseconds", "microseconds", "nanoseconds" (1ms, 1µs, 1ns)
 //	seconds D     D in seconds, as a float64
 //	goDur D       D as a Go constant expression: 1500 * time.Millisecond
 //	dur D         D as written in specs: 1.5s, 2m
 //	float X       X as a floating-point literal with a dot or exponent: 2.0
+//	tsNum X       X as a JavaScript number literal as prettier writes it: 1e21
 //	goQuote S     S as a Go string literal
-//	jsQuote S     S as a JSON/JavaScript/TypeScript string literal
+//	jsQuote S     S as a JSON (and JavaScript) string literal
+//	tsQuote S     S as a TypeScript string literal, quoted as prettier quotes it
 //	ktQuote S     S as a Kotlin string literal ($ escaped)
 //	swiftQuote S  S as a Swift string literal
-//	comment S     S on one line, control characters replaced by spaces
+//	comment S     S safe in a line or (nested) block comment of every target:
+//	              one line, no control or format character, no "/*" or "*/"
 //	wrap S        a spec split at its commas into lines of at most 72 bytes
 //	title S       S with its first letter upper-cased
 //	upper S       S in upper case
@@ -138,13 +152,19 @@ func Template(w io.Writer, text string, doc Document, opt Options) error {
 //	last Ds       the last of Ds
 //	firstN Ds N   the first N of Ds
 var Funcs = template.FuncMap{
-	"ms":         func(d time.Duration) int64 { return int64(d / time.Millisecond) },
+	"ms":         func(d time.Duration) string { return string(msNumber(d)) },
+	"ns":         func(d time.Duration) int64 { return int64(d) },
+	"in":         inUnits,
+	"unitName":   unitName,
 	"seconds":    func(d time.Duration) float64 { return d.Seconds() },
 	"goDur":      goDur,
 	"dur":        optimize.FormatDuration,
 	"float":      floatLit,
+	"tsNum":      tsNum,
+	"tsTables":   tsTables,
 	"goQuote":    strconv.Quote,
 	"jsQuote":    jsQuote,
+	"tsQuote":    tsQuote,
 	"ktQuote":    ktQuote,
 	"swiftQuote": swiftQuote,
 	"comment":    comment,
@@ -204,16 +224,83 @@ func floatLit(x float64) string {
 	return s
 }
 
-func jsQuote(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	// U+2028 and U+2029 end lines in older JavaScript parsers.
-	out := strings.TrimSuffix(b.String(), "\n")
-	return strings.NewReplacer("\u2028", `\u2028`, "\u2029", `\u2029`).Replace(out)
+// inUnits returns d in whole units of u.
+func inUnits(d, u time.Duration) (int64, error) {
+	if u <= 0 || d%u != 0 {
+		return 0, fmt.Errorf("%v is not a whole number of %v", d, u)
+	}
+	return int64(d / u), nil
 }
 
+func unitName(u time.Duration) (string, error) {
+	switch u {
+	case time.Millisecond:
+		return "milliseconds", nil
+	case time.Microsecond:
+		return "microseconds", nil
+	case time.Nanosecond:
+		return "nanoseconds", nil
+	}
+	return "", fmt.Errorf("unit %v is not 1ms, 1µs or 1ns", u)
+}
+
+// escapeRune reports whether r must be escaped in a string literal of
+// any target: controls, line and paragraph separators, format characters
+// (the bidirectional overrides of "Trojan Source", CVE-2021-42574) and
+// anything else unicode.IsPrint rejects.
+func escapeRune(r rune) bool {
+	return r < 0x20 || r == 0x7f || !unicode.IsPrint(r) || unicode.Is(unicode.Cf, r)
+}
+
+// jsQuote writes s as a JSON string literal, which JavaScript reads alike:
+// quotes, backslashes and every rune escapeRune names escaped as \uXXXX.
+func jsQuote(s string) string {
+	return quoteC(s, '"', func(b *strings.Builder, r rune) {
+		for _, u := range utf16(r) {
+			fmt.Fprintf(b, `\u%04x`, u)
+		}
+	})
+}
+
+// tsQuote writes s as a TypeScript string literal in the quotes prettier
+// would choose (double, unless the string holds more double quotes than
+// single ones), so that the output is prettier-formatted.
+func tsQuote(s string) string {
+	q := '"'
+	if strings.Count(s, `"`) > strings.Count(s, "'") {
+		q = '\''
+	}
+	return quoteC(s, q, func(b *strings.Builder, r rune) {
+		if r > 0xffff {
+			fmt.Fprintf(b, `\u{%x}`, r)
+			return
+		}
+		fmt.Fprintf(b, `\u%04x`, r)
+	})
+}
+
+// quoteC writes s between quotes q, escaping q and backslash with a
+// backslash and the runes escapeRune names with esc.
+func quoteC(s string, q rune, esc func(*strings.Builder, rune)) string {
+	var b strings.Builder
+	b.WriteRune(q)
+	for _, r := range s {
+		switch {
+		case r == q || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case escapeRune(r):
+			esc(&b, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteRune(q)
+	return b.String()
+}
+
+// ktQuote writes s as a Kotlin string literal: $ escaped too, so that no
+// string template runs, and escapes as UTF-16 \uXXXX.
 func ktQuote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -222,7 +309,7 @@ func ktQuote(s string) string {
 		case r == '"' || r == '\\' || r == '$':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || r > 0xffff || !unicode.IsPrint(r):
+		case r > 0xffff || escapeRune(r):
 			for _, u := range utf16(r) {
 				fmt.Fprintf(&b, `\u%04x`, u)
 			}
@@ -242,34 +329,31 @@ func utf16(r rune) []rune {
 	return []rune{0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff}
 }
 
+// swiftQuote writes s as a Swift string literal; escaping the backslash
+// leaves no \( interpolation.
 func swiftQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || !unicode.IsPrint(r):
-			fmt.Fprintf(&b, `\u{%x}`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
+	return quoteC(s, '"', func(b *strings.Builder, r rune) { fmt.Fprintf(b, `\u{%x}`, r) })
 }
 
-// comment makes s safe inside a line comment of any target: no line break,
-// no control character, and no "*/" to end a block comment.
+// comment makes s safe in a line comment and a block comment of every
+// target, Kotlin's and Swift's nesting ones included: no line break, no
+// control or format character (each becomes a space), and a space between
+// every '/' and '*' that meet, so that no "/*" opens and no "*/" closes a
+// comment.
 func comment(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == unicode.ReplacementChar {
-			return ' '
+	var b strings.Builder
+	prev := rune(0)
+	for _, r := range s {
+		if escapeRune(r) || r == unicode.ReplacementChar {
+			r = ' '
 		}
-		return r
-	}, s)
-	return strings.ReplaceAll(s, "*/", "* /")
+		if prev == '/' && r == '*' || prev == '*' && r == '/' {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
 }
 
 // wrap splits a spec into lines of at most 72 bytes at its commas (an item
@@ -296,6 +380,35 @@ func title(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// tsTables writes the TypeScript array of d's tables as prettier prints
+// it: on one line when it fits in 80 columns, else one table a line.
+func tsTables(d *Data) string {
+	names := []string{"tableAll"}
+	for _, t := range d.Segments {
+		names = append(names, "table"+t.Ident)
+	}
+	line := "const tables: readonly Table[] = [" + strings.Join(names, ", ") + "];"
+	if len(line) <= 80 {
+		return line
+	}
+	return "const tables: readonly Table[] = [\n  " + strings.Join(names, ",\n  ") + ",\n];"
+}
+
+// tsNum writes x as the shortest JavaScript number literal that reads back
+// exactly, as prettier prints it (no "+" or leading zeros in the exponent).
+func tsNum(x float64) string {
+	s := strconv.FormatFloat(x, 'g', -1, 64)
+	if m, e, ok := strings.Cut(s, "e"); ok {
+		neg := strings.HasPrefix(e, "-")
+		e = strings.TrimLeft(e, "+-0")
+		if neg {
+			e = "-" + e
+		}
+		s = m + "e" + e
+	}
+	return s
 }
 
 func jsonText(v any) (string, error) {

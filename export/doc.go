@@ -11,8 +11,17 @@
 // adds gaps while the last poll is before its Until, and no poll is made
 // after the horizon. The brief's bug (an attempt counter incremented before
 // the table look-up, so that the first gap never ran) has no counter to
-// live in: the tests run the generated Go and TypeScript and compare their
-// poll times with Polls, first gap included.
+// live in: the tests run the generated Go, TypeScript and Kotlin and
+// compare their poll times with Polls, first gap included. Growing gaps
+// are capped before any product can overflow, jitter never takes a gap
+// above its phase's cap, and every generated poll keeps the horizon by the
+// clock, as docs/export.md describes.
+//
+// The JSON document is read by package pollschedule (the runtime loader, which
+// needs no generated code) and ReadJSON, which accept a document exactly
+// when it validates against docs/schedule.schema.json, but for the rules a
+// schema cannot express. Every string that reaches generated source is
+// encoded for the place it lands in, or rejected.
 //
 // All targets write to an io.Writer; the caller owns files.
 package export

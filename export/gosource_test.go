@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,14 +14,16 @@ import (
 )
 
 // goDriver is the main package of the temporary module: it runs every
-// table of the generated package in five ways and prints the poll times
-// (nanoseconds) as JSON, for TestGoSourceRuns to compare with optimize.
+// table of the generated package in several ways and prints the poll
+// times (nanoseconds) as JSON, for TestGoSourceRuns to compare with
+// optimize.
 const goDriver = `package main
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"time"
 
@@ -72,14 +75,29 @@ func (c *clock) after(d time.Duration) <-chan time.Time {
 	return ch
 }
 
+func (c *clock) time() time.Time { return time.Unix(0, 0).Add(c.now) }
+
 type result struct {
-	Retry, Reset, GapAfter, Poll, Signal []time.Duration
-	PollErr                              string
+	Retry, Reset, GapAfter, Poll, Signal, Slow []time.Duration
+	PollErr, SlowErr                           string
+	MinGap, MaxGap                             time.Duration // of 200 runs with random draws
 }
 
 func main() {
+	var slow map[string]time.Duration
+	if err := json.Unmarshal([]byte(os.Args[1]), &slow); err != nil {
+		panic(err)
+	}
+	var names []string
+	data, err := os.ReadFile(os.Args[2])
+	if err != nil {
+		panic(err)
+	}
+	if err := json.Unmarshal(data, &names); err != nil {
+		panic(err)
+	}
 	out := map[string]result{}
-	for _, seg := range append([]string{""}, os.Args[1:]...) {
+	for _, seg := range append([]string{""}, names...) {
 		var r result
 		b := &poll.Backoff{Segment: seg, Rand: half}
 		r.Retry = retry(b, b.Start())
@@ -89,9 +107,10 @@ func main() {
 		b.Reset()
 		r.Reset = retry(b, b.Start())
 
+		// GapAfter walks from the start: the first 1000 polls.
 		a := b.Start()
 		r.GapAfter = []time.Duration{a}
-		for {
+		for len(r.GapAfter) < 1000 {
 			g := b.GapAfter(a)
 			if g < 0 {
 				break
@@ -101,7 +120,7 @@ func main() {
 		}
 
 		c := &clock{}
-		p := &poll.Backoff{Segment: seg, Rand: half, After: c.after}
+		p := &poll.Backoff{Segment: seg, Rand: half, After: c.after, Now: c.time}
 		err := p.Poll(context.Background(), func(context.Context) (bool, error) {
 			r.Poll = append(r.Poll, c.now)
 			return false, nil
@@ -110,9 +129,21 @@ func main() {
 			r.PollErr = "Poll: " + err.Error()
 		}
 
+		// Checks that take longer than the first gap.
+		c = &clock{}
+		p = &poll.Backoff{Segment: seg, Rand: half, After: c.after, Now: c.time}
+		err = p.Poll(context.Background(), func(context.Context) (bool, error) {
+			r.Slow = append(r.Slow, c.now)
+			c.now += slow[seg]
+			return false, nil
+		})
+		if !errors.Is(err, poll.ErrBackoffHorizon) {
+			r.SlowErr = "Poll with slow checks: " + err.Error()
+		}
+
 		// A signal right after the fifth poll restarts the schedule.
 		c = &clock{signal: make(chan struct{}, 1)}
-		p = &poll.Backoff{Segment: seg, Rand: half, After: c.after, Signal: c.signal}
+		p = &poll.Backoff{Segment: seg, Rand: half, After: c.after, Now: c.time, Signal: c.signal}
 		_ = p.Poll(context.Background(), func(context.Context) (bool, error) {
 			r.Signal = append(r.Signal, c.now)
 			if len(r.Signal) == 5 {
@@ -120,6 +151,20 @@ func main() {
 			}
 			return len(r.Signal) == 15, nil
 		})
+
+		// Random draws.
+		rng := rand.New(rand.NewPCG(16, 1))
+		b = &poll.Backoff{Segment: seg, Rand: rng.Float64}
+		r.MinGap = -1
+		for range 200 {
+			b.Reset()
+			for g := b.NextBackOff(); g >= 0; g = b.NextBackOff() {
+				if r.MinGap < 0 || g < r.MinGap {
+					r.MinGap = g
+				}
+				r.MaxGap = max(r.MaxGap, g)
+			}
+		}
 		out[seg] = r
 	}
 	var f poll.FuncSchedule
@@ -144,14 +189,10 @@ func TestGoSourceRuns(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command on PATH: cannot build the generated code")
 	}
-	cases := append(append([]runCase{}, runCases...), jitterCases...)
-	doc := caseDoc(t, cases)
-	// Names that must be sanitised: a collision after sanitising, a Go
-	// keyword, a leading digit, non-ASCII, quotes and a line break.
-	nasty := []string{"a-b", "a_b", "func", "1st", "日本", "quote \" $x \\ \n */ end"}
-	for _, name := range nasty {
-		doc.Segments = append(doc.Segments, Segment{Name: name, Schedule: optimize.References[0]})
-	}
+	// The run and jitter cases, and hostile names (collisions after
+	// sanitising, keywords, quotes, comment breakers, line and format
+	// characters), each with a schedule of its own.
+	doc := langDoc(t)
 
 	dir := t.TempDir()
 	pkg := filepath.Join(dir, "poll")
@@ -187,24 +228,32 @@ func TestGoSourceRuns(t *testing.T) {
 	env := []string{"GOFLAGS=", "GOWORK=off", "GOTOOLCHAIN=local", "GOPROXY=off", "CGO_ENABLED=0"}
 	run(t, dir, env, goTool, "vet", "./...")
 	run(t, dir, env, goTool, "test", "-count=1", "./...")
-	args := []string{"run", "./driver"}
-	for _, s := range doc.Segments {
-		args = append(args, s.Name)
+	slow := map[string]time.Duration{}
+	for _, seg := range append([]Segment{{Name: "", Schedule: doc.Schedule}}, doc.Segments...) {
+		slow[seg.Name] = slowCheck(seg.Name, seg.Schedule.AppendPolls(nil, halfRand{}))
 	}
-	out := run(t, dir, env, goTool, args...)
+	slowArg, _ := json.Marshal(slow)
+	var names []string
+	for _, s := range doc.Segments {
+		names = append(names, s.Name)
+	}
+	namesJSON, _ := json.Marshal(names)
+	write("names.json", func(b *bytes.Buffer) error { _, err := b.Write(namesJSON); return err })
+	out := run(t, dir, env, goTool, "run", "./driver", string(slowArg), filepath.Join(dir, "names.json"))
 
 	type result struct {
-		Retry, Reset, GapAfter, Poll, Signal []time.Duration
-		PollErr                              string
+		Retry, Reset, GapAfter, Poll, Signal, Slow []time.Duration
+		PollErr, SlowErr                           string
+		MinGap, MaxGap                             time.Duration
 	}
 	var got map[string]result
 	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("driver output: %v\n%s", err, out)
+		t.Fatalf("driver output: %v\n%.2000s", err, out)
 	}
 	check := func(t *testing.T, what string, got, want []time.Duration) {
 		t.Helper()
 		if len(got) != len(want) {
-			t.Errorf("%s: %d polls, want %d\ngot  %v\nwant %v", what, len(got), len(want), got, want)
+			t.Errorf("%s: %d polls, want %d\ngot  %.50v\nwant %.50v", what, len(got), len(want), got, want)
 			return
 		}
 		for i := range want {
@@ -225,11 +274,15 @@ func TestGoSourceRuns(t *testing.T) {
 			half := s.AppendPolls(nil, halfRand{})
 			check(t, "Retry loop", r.Retry, half)
 			check(t, "after Reset", r.Reset, half)
-			check(t, "GapAfter", r.GapAfter, polls)
+			check(t, "GapAfter", r.GapAfter, polls[:min(len(polls), 1000)])
 			check(t, "Poll", r.Poll, half)
-			if r.PollErr != "" {
-				t.Error(r.PollErr)
+			if r.PollErr != "" || r.SlowErr != "" {
+				t.Error(r.PollErr, r.SlowErr)
 			}
+			// Slow checks: each at its poll's age or as soon as the one
+			// before returns, none after the horizon.
+			check(t, "Poll with slow checks", r.Slow, pollStarts(half, s.Normalize().Horizon(), slowCheck(seg.Name, half), 1))
+			checkSlow100(t, seg.Name, r.Slow)
 			// The signal came right after the fifth poll, at age half[4]:
 			// the schedule restarts from there.
 			var sig []time.Duration
@@ -243,7 +296,29 @@ func TestGoSourceRuns(t *testing.T) {
 				}
 				check(t, "Signal", r.Signal, sig)
 			}
+			checkCap(t, seg.Name, r.MinGap, r.MaxGap)
 		})
 	}
 	check(t, "second schedule", got["__second"].Retry, second.Schedule.Polls())
+}
+
+// checkCap checks the largest and smallest jittered gaps that a target
+// drew in 200 runs of a cap- jitter case: never above the cap, and at the
+// cap for the kinds that may draw above the scheduled gap (decorrelated,
+// percent), at most the scheduled gap for the others (issue 16).
+func checkCap(t *testing.T, segment string, lo, hi time.Duration) {
+	t.Helper()
+	if !strings.HasPrefix(segment, "cap-") {
+		return
+	}
+	if hi > capOfCases {
+		t.Errorf("largest jittered gap %v is above the cap %v", hi, capOfCases)
+	}
+	reaches := segment == "cap-decorrelated" || segment == "cap-percent"
+	if reaches && hi != capOfCases {
+		t.Errorf("largest jittered gap %v, want the cap %v (draws above it are cut to it)", hi, capOfCases)
+	}
+	if lo < 400*time.Microsecond { // 400ms/1000
+		t.Errorf("smallest jittered gap %v, below the floor of 400µs", lo)
+	}
 }

@@ -11,8 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pollfit/pollfit/optimize"
+	"github.com/pollfit/pollfit/pollschedule"
 )
 
 // CurrentVersion is the version of the JSON document that JSON writes and
@@ -63,11 +65,12 @@ type JSONOptions struct {
 
 // Errors wrapped by ReadJSON and Load.
 var (
-	// ErrVersion is returned for a document newer than CurrentVersion.
-	ErrVersion = errors.New("unsupported schedule document version")
+	// ErrVersion is returned for a document newer than CurrentVersion
+	// (pollschedule.ErrVersion).
+	ErrVersion = pollschedule.ErrVersion
 	// ErrDocument is wrapped by every error about the content of a
-	// schedule document (as opposed to reading it).
-	ErrDocument = errors.New("invalid schedule document")
+	// schedule document (as opposed to reading it); pollschedule.ErrDocument.
+	ErrDocument = pollschedule.ErrDocument
 )
 
 // jsonDoc is the document as written: the overall schedule's fields at the
@@ -161,11 +164,13 @@ func JSON(w io.Writer, doc Document, opt JSONOptions) error {
 }
 
 func checkSegmentName(name string) error {
-	switch name {
-	case "":
+	switch {
+	case name == "":
 		return errors.New("segment name is empty")
-	case AllSegment:
+	case name == AllSegment:
 		return fmt.Errorf("segment name %q is reserved for the overall schedule", AllSegment)
+	case !utf8.ValidString(name):
+		return fmt.Errorf("segment name %q is not valid UTF-8", name)
 	}
 	return nil
 }
@@ -173,6 +178,9 @@ func checkSegmentName(name string) error {
 func encodeSchedule(s optimize.Schedule, meta json.RawMessage, opt JSONOptions) (*jsonSchedule, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
+	}
+	if !utf8.ValidString(s.Name) {
+		return nil, fmt.Errorf("schedule name %q is not valid UTF-8", s.Name)
 	}
 	// The phases as "spec" reads them, so that the two agree.
 	s = s.Normalize()
@@ -241,183 +249,74 @@ func msNumber(d time.Duration) json.Number {
 	return json.Number(s)
 }
 
-// parseMs reads a JSON number of milliseconds into a whole number of
-// nanoseconds, exactly: no float64 stands between the text and the
-// Duration. It accepts the JSON number grammar (fractions, exponents).
-func parseMs(n json.Number) (time.Duration, error) {
-	s := string(n)
-	bad := func(why string) (time.Duration, error) {
-		return 0, fmt.Errorf("%s ms %s", s, why)
-	}
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	mant, exp := s, 0
-	if i := strings.IndexAny(s, "eE"); i >= 0 {
-		mant = s[:i]
-		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
-		if err != nil || e > 100 || e < -100 {
-			return bad("is out of range")
-		}
-		exp = e
-	}
-	intPart, fracPart, _ := strings.Cut(mant, ".")
-	digits := strings.TrimLeft(intPart+fracPart, "0")
-	if digits == "" {
-		return 0, nil
-	}
-	if neg {
-		return bad("is negative")
-	}
-	// value = digits · 10^shift nanoseconds
-	shift := exp - len(fracPart) + 6
-	if shift < 0 {
-		cut := len(digits) + shift
-		if cut < 0 || strings.TrimLeft(digits[max(cut, 0):], "0") != "" {
-			return bad("is not a whole number of nanoseconds")
-		}
-		digits = digits[:cut]
-		shift = 0
-	}
-	if len(digits)+shift > 19 {
-		return bad("is out of range")
-	}
-	v, err := strconv.ParseInt(digits+strings.Repeat("0", shift), 10, 64)
-	if err != nil {
-		return bad("is out of range")
-	}
-	return time.Duration(v), nil
-}
-
 // ReadJSON reads a document written by JSON (any version up to
 // CurrentVersion) and returns it with its segments ordered by name. It
-// checks the document strictly, so that a hand edit that breaks it fails
-// here rather than in production: unknown fields, fields that do not
-// apply to a phase's growth, a "spec", "horizon_ms" or "polls_ms" that
-// disagrees with the phases, and every check of optimize.Schedule.Validate.
-// Errors wrap ErrDocument or ErrVersion and give the path of the bad field,
-// such as segments.wallet.phases[2].until_ms.
+// reads with package pollschedule's Read, which accepts a document exactly when it
+// validates against docs/schedule.schema.json and its schedules are valid
+// and agree with their "horizon_ms" and "polls_ms"; ReadJSON then checks
+// that a "spec" agrees with the phases too. Errors wrap ErrDocument or
+// ErrVersion and give the path of the bad field, such as
+// segments.wallet.phases[2].until_ms; disagreements wrap
+// pollschedule.ErrDisagree.
 func ReadJSON(r io.Reader) (Document, error) {
 	var doc Document
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	var in jsonDoc
-	if err := dec.Decode(&in); err != nil {
-		return doc, fmt.Errorf("%w: %w", ErrDocument, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return doc, fmt.Errorf("%w: data after the document", ErrDocument)
-	}
-	switch {
-	case in.Version == 0:
-		return doc, fmt.Errorf("%w: missing \"version\"", ErrDocument)
-	case in.Version < 0 || in.Version > CurrentVersion:
-		return doc, fmt.Errorf("%w %d (this pollfit reads up to %d)", ErrVersion, in.Version, CurrentVersion)
-	}
-	var err error
-	if doc.Schedule, doc.Meta, err = decodeSchedule(&in.jsonSchedule, ""); err != nil {
+	in, err := pollschedule.Read(r)
+	if err != nil {
 		return doc, err
 	}
-	names := make([]string, 0, len(in.Segments))
-	for name := range in.Segments {
-		names = append(names, name)
+	if doc.Schedule, err = fromLoaded(in.Schedule, ""); err != nil {
+		return doc, err
 	}
-	slices.Sort(names)
-	for _, name := range names {
-		path := "segments." + name + "."
-		if err := checkSegmentName(name); err != nil {
-			return doc, fmt.Errorf("%w: segments: %w", ErrDocument, err)
-		}
-		js := in.Segments[name]
-		if js == nil {
-			return doc, fmt.Errorf("%w: %s: want a schedule object, got null", ErrDocument, strings.TrimSuffix(path, "."))
-		}
-		s, meta, err := decodeSchedule(js, path)
+	doc.Meta = json.RawMessage(in.Meta)
+	for _, name := range in.SegmentNames() {
+		ps := in.Segments[name]
+		s, err := fromLoaded(ps, "segments."+name+".")
 		if err != nil {
 			return doc, err
 		}
-		doc.Segments = append(doc.Segments, Segment{Name: name, Schedule: s, Meta: meta})
+		doc.Segments = append(doc.Segments, Segment{Name: name, Schedule: s, Meta: json.RawMessage(ps.Meta)})
 	}
 	return doc, nil
 }
 
-func decodeSchedule(in *jsonSchedule, path string) (optimize.Schedule, json.RawMessage, error) {
-	var s optimize.Schedule
-	fail := func(field string, err error) (optimize.Schedule, json.RawMessage, error) {
-		return s, nil, fmt.Errorf("%w: %s%s: %w", ErrDocument, path, field, err)
+// fromLoaded converts a schedule read by package pollschedule, and checks its spec.
+func fromLoaded(in *pollschedule.Schedule, path string) (optimize.Schedule, error) {
+	s := optimize.Schedule{Name: in.Name, Start: in.Start}
+	for _, p := range in.Phases {
+		s.Phases = append(s.Phases, optimize.Phase{
+			Growth: growthOf[p.Growth], Gap: p.Gap, Step: p.Step, Factor: p.Factor,
+			Exponent: p.Exponent, Cap: p.Cap, Until: p.Until,
+		})
 	}
-	s.Name = in.Name
-	if in.StartMs == nil {
-		return fail("start_ms", errors.New("missing"))
-	}
-	var err error
-	if s.Start, err = parseMs(*in.StartMs); err != nil {
-		return fail("start_ms", err)
-	}
-	if in.Phases == nil {
-		return fail("phases", errors.New("missing (write [] for a single poll at start_ms)"))
-	}
-	for i, jp := range in.Phases {
-		p, field, err := decodePhase(jp)
-		if err != nil {
-			return fail(fmt.Sprintf("phases[%d]%s", i, field), err)
-		}
-		s.Phases = append(s.Phases, p)
-	}
-	if in.Jitter != nil {
-		if s.Jitter, err = decodeJitter(in.Jitter); err != nil {
-			return fail("jitter", err)
-		}
-	}
+	s.Jitter = optimize.Jitter{Kind: jitterOf[in.Jitter.Kind], Percent: in.Jitter.Spread}
 	if err := s.Validate(); err != nil {
-		return fail("phases", err)
+		// pollschedule.Read checked the same rules: a bug of one of the two.
+		return s, &pollschedule.Error{Path: path + "phases", Err: fmt.Errorf("package pollschedule and optimize disagree: %w", err)}
 	}
 	if in.Spec != "" {
 		sp, err := optimize.ParseSpec(in.Spec)
 		if err != nil {
-			return fail("spec", err)
+			return s, &pollschedule.Error{Path: path + "spec", Err: err}
 		}
 		sp.Name = s.Name
 		if !sameSchedule(sp, s) {
-			return fail("spec", fmt.Errorf("%q disagrees with the phases, which read %q; fix or delete one", in.Spec, s.String()))
+			return s, &pollschedule.Error{Path: path + "spec", Err: fmt.Errorf("%w: %q, which read %q; fix or delete one", pollschedule.ErrDisagree, in.Spec, s.String())}
 		}
 	}
-	if in.HorizonMs != nil {
-		h, err := parseMs(*in.HorizonMs)
-		if err != nil {
-			return fail("horizon_ms", err)
-		}
-		if want := s.Horizon(); h != want {
-			return fail("horizon_ms", fmt.Errorf("%s disagrees with the phases, whose horizon is %s ms", *in.HorizonMs, msNumber(want)))
-		}
-	}
-	if in.PollsMs != nil {
-		polls := s.Polls()
-		if len(polls) != len(in.PollsMs) {
-			return fail("polls_ms", fmt.Errorf("lists %d polls, the phases make %d", len(in.PollsMs), len(polls)))
-		}
-		for i, n := range in.PollsMs {
-			t, err := parseMs(n)
-			if err != nil {
-				return fail(fmt.Sprintf("polls_ms[%d]", i), err)
-			}
-			if t != polls[i] {
-				return fail(fmt.Sprintf("polls_ms[%d]", i), fmt.Errorf("%s disagrees with the phases, which poll at %s ms", n, msNumber(polls[i])))
-			}
-		}
-	}
-	var meta json.RawMessage
-	if len(in.Meta) > 0 {
-		if !isObject(in.Meta) {
-			return fail("meta", errors.New("want a JSON object"))
-		}
-		var b bytes.Buffer
-		if err := json.Compact(&b, in.Meta); err != nil {
-			return fail("meta", err)
-		}
-		meta = b.Bytes()
-	}
-	return s, meta, nil
+	return s, nil
 }
+
+// growthOf and jitterOf map package pollschedule's kinds to optimize's.
+var (
+	growthOf = map[pollschedule.Growth]optimize.Growth{
+		pollschedule.Once: optimize.Once, pollschedule.Fixed: optimize.Fixed, pollschedule.Linear: optimize.Linear,
+		pollschedule.Exponential: optimize.Exponential, pollschedule.Polynomial: optimize.Polynomial, pollschedule.Fibonacci: optimize.Fibonacci,
+	}
+	jitterOf = map[pollschedule.JitterKind]optimize.JitterKind{
+		pollschedule.NoJitter: optimize.NoJitter, pollschedule.FullJitter: optimize.FullJitter, pollschedule.EqualJitter: optimize.EqualJitter,
+		pollschedule.DecorrelatedJitter: optimize.DecorrelatedJitter, pollschedule.PercentJitter: optimize.PercentJitter,
+	}
+)
 
 // sameSchedule compares two schedules, allowing the percent jitter spread
 // the rounding of "±P%" (P·100 then /100 is not always exact in float64).
@@ -426,98 +325,4 @@ func sameSchedule(a, b optimize.Schedule) bool {
 		return false
 	}
 	return math.Abs(a.Jitter.Percent-b.Jitter.Percent) <= 1e-12
-}
-
-func decodePhase(jp jsonPhase) (optimize.Phase, string, error) {
-	var p optimize.Phase
-	found := false
-	for g, name := range growthNames {
-		if name == jp.Growth {
-			p.Growth, found = g, true
-		}
-	}
-	if !found {
-		return p, ".growth", fmt.Errorf("%q is not one of once, fixed, linear, exponential, polynomial, fibonacci", jp.Growth)
-	}
-	ms := func(field string, n *json.Number, required, allowed bool) (time.Duration, string, error) {
-		switch {
-		case n == nil && required:
-			return 0, "." + field, fmt.Errorf("missing for a %s phase", jp.Growth)
-		case n == nil:
-			return 0, "", nil
-		case !allowed:
-			return 0, "." + field, fmt.Errorf("does not apply to a %s phase", jp.Growth)
-		}
-		d, err := parseMs(*n)
-		if err != nil {
-			return 0, "." + field, err
-		}
-		return d, "", nil
-	}
-	repeats := p.Growth != optimize.Once
-	grows := repeats && p.Growth != optimize.Fixed
-	var field string
-	var err error
-	if p.Gap, field, err = ms("gap_ms", jp.GapMs, true, true); err != nil {
-		return p, field, err
-	}
-	if p.Step, field, err = ms("step_ms", jp.StepMs, false, p.Growth == optimize.Linear); err != nil {
-		return p, field, err
-	}
-	if p.Cap, field, err = ms("cap_ms", jp.CapMs, false, grows); err != nil {
-		return p, field, err
-	}
-	if p.Until, field, err = ms("until_ms", jp.UntilMs, repeats, repeats); err != nil {
-		return p, field, err
-	}
-	if jp.Factor != nil && p.Growth != optimize.Exponential {
-		return p, ".factor", fmt.Errorf("does not apply to a %s phase", jp.Growth)
-	}
-	if jp.Exponent != nil && p.Growth != optimize.Polynomial {
-		return p, ".exponent", fmt.Errorf("does not apply to a %s phase", jp.Growth)
-	}
-	switch p.Growth {
-	case optimize.Exponential:
-		if jp.Factor == nil {
-			return p, ".factor", errors.New("missing for an exponential phase")
-		}
-		p.Factor = *jp.Factor
-	case optimize.Polynomial:
-		if jp.Exponent == nil {
-			return p, ".exponent", errors.New("missing for a polynomial phase")
-		}
-		p.Exponent = *jp.Exponent
-	}
-	if p.Gap <= 0 {
-		return p, ".gap_ms", optimize.ErrGap
-	}
-	if jp.CapMs != nil && p.Cap <= 0 {
-		return p, ".cap_ms", errors.New("must be positive (omit it for no cap)")
-	}
-	return p, "", nil
-}
-
-func decodeJitter(j *jsonJitter) (optimize.Jitter, error) {
-	var out optimize.Jitter
-	found := false
-	for k, name := range jitterNames {
-		if name == j.Kind {
-			out.Kind, found = k, true
-		}
-	}
-	if !found {
-		return out, fmt.Errorf("kind %q is not one of none, full, equal, decorrelated, percent", j.Kind)
-	}
-	if out.Kind == optimize.PercentJitter {
-		if j.Spread == nil {
-			return out, errors.New("spread is missing for percent jitter (0.1 for ±10%)")
-		}
-		out.Percent = *j.Spread
-		if !(out.Percent > 0 && out.Percent < 1) {
-			return out, fmt.Errorf("spread %v must be between 0 and 1 (0.1 for ±10%%)", out.Percent)
-		}
-	} else if j.Spread != nil {
-		return out, fmt.Errorf("spread does not apply to %s jitter", j.Kind)
-	}
-	return out, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pollfit/pollfit/optimize"
+	"github.com/pollfit/pollfit/pollschedule"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -165,41 +166,6 @@ func TestReadJSONRejects(t *testing.T) {
 	}
 }
 
-func TestParseMs(t *testing.T) {
-	// Each want is the input read as an exact decimal, by hand.
-	tests := []struct {
-		in   string
-		want time.Duration
-		ok   bool
-	}{
-		{"0", 0, true},
-		{"1500", 1500 * time.Millisecond, true},
-		{"1.5", 1500 * time.Microsecond, true},
-		{"0.000001", 1, true},
-		{"1e3", time.Second, true},
-		{"1.5E+3", 1500 * time.Millisecond, true},
-		{"2500e-3", 2500 * time.Microsecond, true},
-		{"1.0000000", time.Millisecond, true},
-		{"9223372036854.775807", 1<<63 - 1, true},
-		{"9223372036854.775808", 0, false},
-		{"0.0000001", 0, false},
-		{"-1", 0, false},
-		{"1e-7", 0, false},
-		{"1e400", 0, false},
-	}
-	for _, tc := range tests {
-		got, err := parseMs(json.Number(tc.in))
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("parseMs(%s) = %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
-		}
-		if tc.ok {
-			if back, _ := parseMs(msNumber(got)); back != got {
-				t.Errorf("parseMs(msNumber(%v)) = %v", got, back)
-			}
-		}
-	}
-}
-
 // FuzzReadJSON checks that no document makes ReadJSON panic, and that a
 // document it accepts survives JSON then ReadJSON unchanged.
 func FuzzReadJSON(f *testing.F) {
@@ -217,6 +183,12 @@ func FuzzReadJSON(f *testing.F) {
 	f.Add([]byte(`{"version": 1, "start_ms": 1.5, "phases": [{"growth": "polynomial", "gap_ms": 1, "exponent": 0.5, "cap_ms": 100, "until_ms": 1e3}], "jitter": {"kind": "decorrelated"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := ReadJSON(bytes.NewReader(data))
+		// ReadJSON is package pollschedule's Read and a check of "spec": they
+		// accept the same documents but for a spec.
+		if _, perr := pollschedule.Read(bytes.NewReader(data)); (perr == nil) != (err == nil) &&
+			!(perr == nil && strings.Contains(err.Error(), "spec: ")) {
+			t.Fatalf("pollschedule.Read = %v, ReadJSON = %v for %q", perr, err, data)
+		}
 		if err != nil || manyPolls(doc) {
 			return
 		}

@@ -4,93 +4,57 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"math"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/pollfit/pollfit/optimize"
 )
 
-// tsDriver runs every table of the generated module (compiled to
-// CommonJS) in four ways and prints the poll times (ms) as JSON.
-const tsDriver = `const { Backoff, Stop, HorizonError } = require("./out/backoff.js");
-const half = () => 0.5;
-
-function retry(b) {
-  let now = b.startMs;
-  const polls = [];
-  for (;;) {
-    polls.push(now);
-    const next = b.nextBackOff();
-    if (next === Stop) return polls;
-    now += next;
-  }
-}
-
-async function main() {
-  const out = {};
-  for (const seg of JSON.parse(process.argv[2])) {
-    const r = { PollErr: "" };
-    const b = new Backoff(seg, half);
-    r.Retry = retry(b);
-    if (b.nextBackOff() !== Stop) throw new Error("no Stop after the horizon");
-    b.reset();
-    r.Reset = retry(b);
-    let a = b.startMs;
-    r.GapAfter = [a];
-    for (;;) {
-      const g = b.gapAfterMs(a);
-      if (g < 0) break;
-      a += g;
-      r.GapAfter.push(a);
-    }
-    let now = 0;
-    const sleep = async (ms) => { now += ms; };
-    r.Poll = [];
-    try {
-      await new Backoff(seg, half).poll(() => { r.Poll.push(now); return false; }, { sleep });
-      r.PollErr = "poll resolved";
-    } catch (e) {
-      if (!(e instanceof HorizonError)) r.PollErr = String(e);
-    }
-    now = 0;
-    r.Signal = [];
-    const q = new Backoff(seg, half);
-    await q.poll(() => {
-      r.Signal.push(now);
-      if (r.Signal.length === 5) q.restart();
-      return r.Signal.length === 15;
-    }, { sleep }).catch(() => {});
-    out[seg] = r;
-  }
-  process.stdout.write(JSON.stringify(out));
-}
-main().catch((e) => { console.error(e); process.exit(1); });
-`
-
 // langResult is what the TypeScript and Kotlin drivers print for a table,
-// in milliseconds.
+// times in nanoseconds (the TypeScript driver rounds each millisecond gap
+// it is given to the nanosecond and sums those).
 type langResult struct {
-	Retry, Reset, GapAfter, Poll, Signal []float64
-	PollErr                              string
+	Retry, Reset, GapAfter, Poll, Signal, Slow, Delays []time.Duration
+	Attempts                                           []int
+	PollErr, SlowErr                                   string
+	MinGap, MaxGap                                     time.Duration
+	Suspend                                            []time.Duration // Kotlin: pollSuspend
 }
 
-// checkLangResults compares the drivers' poll times with optimize's, exactly
-// for unjittered schedules and within tol ms for jittered ones (the other
-// languages keep jittered gaps in float or whole ms, Go in ns).
-func checkLangResults(t *testing.T, doc Document, got map[string]langResult, signal bool) {
+// langDoc is the document every language runs: the run cases, the jitter
+// cases, and hostile segment names, each with a schedule of its own
+// ("every Ns until 1m" for the N-th) so that a name that reached the wrong
+// table shows.
+func langDoc(t *testing.T) Document {
 	t.Helper()
-	check := func(t *testing.T, what string, got []float64, want []time.Duration, tol float64) {
+	doc := caseDoc(t, append(append([]runCase{}, runCases...), jitterCases...))
+	for i, name := range hostileNames() {
+		doc.Segments = append(doc.Segments, Segment{Name: name, Schedule: optimize.MustParseSpec(fmt.Sprintf("every %dms until 1m", 1001+i))})
+	}
+	return doc
+}
+
+// checkLangResults compares the drivers' poll times with optimize's,
+// exactly: the TypeScript tables are in nanoseconds for langDoc, and both
+// targets draw jitter in nanoseconds as optimize does. quantum is the
+// granularity of the waits of the target's poll (1ns for TypeScript, 1ms
+// for Kotlin, whose sleep takes milliseconds).
+func checkLangResults(t *testing.T, doc Document, got map[string]langResult, quantum time.Duration, signal bool) {
+	t.Helper()
+	check := func(t *testing.T, what string, got, want []time.Duration) {
 		t.Helper()
 		if len(got) != len(want) {
-			t.Errorf("%s: %d polls, want %d\ngot  %v\nwant %v", what, len(got), len(want), got, want)
+			t.Errorf("%s: %d polls, want %d\ngot  %.50v\nwant %.50v", what, len(got), len(want), got, want)
 			return
 		}
 		for i := range want {
-			w := float64(want[i]) / float64(time.Millisecond)
-			if math.Abs(got[i]-w) > tol {
-				t.Errorf("%s: poll %d at %vms, want %vms", what, i, got[i], w)
+			if got[i] != want[i] {
+				t.Errorf("%s: poll %d at %v, want %v", what, i, got[i], want[i])
 				return
 			}
 		}
@@ -102,21 +66,29 @@ func checkLangResults(t *testing.T, doc Document, got map[string]langResult, sig
 				t.Fatalf("no driver output for segment %q", seg.Name)
 			}
 			s := seg.Schedule
+			polls := s.Polls()
 			half := s.AppendPolls(nil, halfRand{})
-			tol := 0.0
-			if s.Jitter.Kind != 0 {
-				// Sources: ns truncation in optimize, at most 1ns a gap;
-				// whole-ms truncation in Kotlin, at most 1ms a gap.
-				tol = float64(len(half))
+			check(t, "retry loop", r.Retry, half)
+			check(t, "after reset", r.Reset, half)
+			check(t, "gapAfter", r.GapAfter, polls[:min(len(polls), 1000)])
+			check(t, "poll", r.Poll, pollStarts(half, s.Normalize().Horizon(), 0, quantum))
+			if r.Suspend != nil {
+				check(t, "pollSuspend", r.Suspend, r.Poll)
 			}
-			check(t, "retry loop", r.Retry, half, tol)
-			check(t, "after reset", r.Reset, half, tol)
-			check(t, "gapAfterMs", r.GapAfter, s.Polls(), 0)
-			if r.Poll != nil {
-				check(t, "poll", r.Poll, half, tol)
+			for i, a := range r.Attempts {
+				if a != i+1 {
+					t.Errorf("check %d got attempt %d, want %d", i, a, i+1)
+					break
+				}
 			}
-			if r.PollErr != "" {
-				t.Error(r.PollErr)
+			if r.PollErr != "" || r.SlowErr != "" {
+				t.Error(r.PollErr, r.SlowErr)
+			}
+			slow := pollStarts(half, s.Normalize().Horizon(), slowCheck(seg.Name, half), quantum)
+			check(t, "poll with slow checks", r.Slow, slow)
+			checkSlow100(t, seg.Name, r.Slow)
+			if r.Delays != nil {
+				check(t, "delays", r.Delays, r.Poll)
 			}
 			if signal && len(half) > 5 {
 				sig := append([]time.Duration{}, half[:5]...)
@@ -126,13 +98,14 @@ func checkLangResults(t *testing.T, doc Document, got map[string]langResult, sig
 					}
 					sig = append(sig, half[4]+p)
 				}
-				check(t, "restart", r.Signal, sig, tol)
+				check(t, "restart", r.Signal, sig)
 			}
+			checkCap(t, seg.Name, r.MinGap, r.MaxGap)
 		})
 	}
 }
 
-// toolsDir is where testdata/setup.sh installs tsc.
+// toolsDir is where testdata/setup.sh installs tsc, prettier and ajv.
 func toolsDir() string {
 	if d := os.Getenv("POLLFIT_TOOLS"); d != "" {
 		return d
@@ -141,8 +114,154 @@ func toolsDir() string {
 	return filepath.Join(home, ".cache", "pollfit-tools")
 }
 
+// tsDriver runs every table of the generated module (compiled to
+// CommonJS) in several ways and prints the poll times (ns) as JSON: a
+// retry loop, after reset, gapAfterMs, poll on a fake clock, poll with
+// slow checks, restart(), the delays() iterator and random draws; and for
+// long-100d, poll with setTimeout itself replaced by a fake that records
+// the waits asked of it.
+const tsDriver = `const { Backoff, Stop, HorizonError } = require("./out/backoff.js");
+const half = () => 0.5;
+const ns = (ms) => Math.round(ms * 1e6);
+
+function retry(b) {
+  let now = ns(b.startMs);
+  const polls = [];
+  for (;;) {
+    polls.push(now);
+    const next = b.nextBackOff();
+    if (next === Stop) return polls;
+    now += ns(next);
+  }
+}
+
+function fakeClock() {
+  const c = { ns: 0 };
+  c.opts = { sleep: async (ms) => { c.ns += ns(ms); }, now: () => c.ns / 1e6 };
+  return c;
+}
+
+async function expectHorizon(p, r, field) {
+  try {
+    await p;
+    r[field] = "poll resolved";
+  } catch (e) {
+    if (!(e instanceof HorizonError)) r[field] = String(e);
+  }
+}
+
+// longWaits runs poll with the default sleep on a fake setTimeout.
+async function longWaits(seg) {
+  const realSet = globalThis.setTimeout;
+  let nowMs = 0;
+  const asked = [];
+  globalThis.setTimeout = (fn, ms) => { asked.push(ms); nowMs += ms; return realSet(fn, 0); };
+  const times = [];
+  try {
+    await new Backoff(seg).poll(() => { times.push(nowMs); return false; }, { now: () => nowMs });
+  } catch (e) {
+    if (!(e instanceof HorizonError)) throw e;
+  } finally {
+    globalThis.setTimeout = realSet;
+  }
+  return { Asked: asked, Times: times };
+}
+
+async function main() {
+  const slow = JSON.parse(process.argv[2]);
+  const segs = Object.create(null); // "__proto__" is a segment name
+  const out = { Segments: segs };
+  for (const seg of JSON.parse(process.argv[3])) {
+    const r = { PollErr: "", SlowErr: "" };
+    const b = new Backoff(seg, half);
+    r.Retry = retry(b);
+    if (b.nextBackOff() !== Stop) throw new Error("no Stop after the horizon");
+    b.reset();
+    r.Reset = retry(b);
+    let a = b.startMs;
+    r.GapAfter = [ns(a)];
+    while (r.GapAfter.length < 1000) {
+      const g = b.gapAfterMs(a);
+      if (g < 0) break;
+      a += g;
+      r.GapAfter.push(ns(a));
+    }
+
+    let c = fakeClock();
+    r.Poll = [];
+    r.Attempts = [];
+    await expectHorizon(new Backoff(seg, half).poll((attempt, signal) => {
+      if (!(signal instanceof AbortSignal)) throw new Error("check got no AbortSignal");
+      r.Poll.push(c.ns);
+      r.Attempts.push(attempt);
+      return false;
+    }, c.opts), r, "PollErr");
+
+    c = fakeClock();
+    r.Slow = [];
+    await expectHorizon(new Backoff(seg, half).poll(() => {
+      r.Slow.push(c.ns);
+      c.ns += slow[seg];
+      return false;
+    }, c.opts), r, "SlowErr");
+
+    c = fakeClock();
+    r.Signal = [];
+    const q = new Backoff(seg, half);
+    await q.poll(() => {
+      r.Signal.push(c.ns);
+      if (r.Signal.length === 5) q.restart();
+      return r.Signal.length === 15;
+    }, c.opts).catch(() => {});
+
+    c = fakeClock();
+    r.Delays = [];
+    for await (const wait of new Backoff(seg, half).delays(c.opts)) {
+      if (typeof wait !== "number" || wait < 0) throw new Error("delays yielded " + wait);
+      r.Delays.push(c.ns);
+    }
+
+    r.MinGap = -1;
+    r.MaxGap = 0;
+    const d = new Backoff(seg);
+    for (let i = 0; i < 200; i++) {
+      d.reset();
+      for (let g = d.nextBackOff(); g !== Stop; g = d.nextBackOff()) {
+        const n = ns(g);
+        if (r.MinGap < 0 || n < r.MinGap) r.MinGap = n;
+        if (n > r.MaxGap) r.MaxGap = n;
+      }
+    }
+    segs[seg] = r;
+  }
+  out.Long = await longWaits("long-100d");
+
+  // Aborting in the third check: poll rejects with the reason.
+  const ac = new AbortController();
+  let n = 0;
+  const c = fakeClock();
+  try {
+    await new Backoff("", half).poll((attempt, signal) => {
+      n = attempt;
+      if (attempt === 3) ac.abort(new Error("stop here"));
+      return false;
+    }, { ...c.opts, signal: ac.signal });
+    out.Abort = "poll resolved";
+  } catch (e) {
+    out.Abort = n + ": " + e.message;
+  }
+  process.stdout.write(JSON.stringify(out));
+}
+main().catch((e) => { console.error(e); process.exit(1); });
+`
+
 // TestTypeScriptRuns compiles the generated TypeScript with tsc in strict
-// mode, runs it under Node.js and compares its poll times with optimize's.
+// mode with --erasableSyntaxOnly (Node's type stripping) and
+// --noUncheckedIndexedAccess, checks that prettier leaves it as it is,
+// runs it under Node.js and compares its poll times with optimize's: for
+// every run case, jitter mode and hostile segment name, with slow checks
+// against the horizon, and a 100-day schedule whose waits pass
+// setTimeout's 2^31−1 ms (issue 16).
 func TestTypeScriptRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and runs TypeScript (seconds); skipped in -short mode")
@@ -155,18 +274,7 @@ func TestTypeScriptRuns(t *testing.T) {
 	if _, err := os.Stat(tsc); err != nil {
 		t.Skipf("tsc not installed at %s: run sh export/testdata/setup.sh", tsc)
 	}
-	var cases []runCase
-	for _, c := range append(append([]runCase{}, runCases...), jitterCases...) {
-		if !c.subMs {
-			cases = append(cases, c)
-		}
-	}
-	doc := caseDoc(t, cases)
-	// Names that must be escaped or sanitised, and one that is a key of
-	// Object.prototype.
-	for _, name := range []string{"a-b", "a_b", "constructor", "quote \" ${x} \\ \u2028 */ end"} {
-		doc.Segments = append(doc.Segments, Segment{Name: name, Schedule: doc.Schedule})
-	}
+	doc := langDoc(t)
 	dir := t.TempDir()
 	var src bytes.Buffer
 	if err := TypeScript(&src, doc, Options{Name: "Backoff"}); err != nil {
@@ -178,83 +286,197 @@ func TestTypeScriptRuns(t *testing.T) {
 		}
 	}
 	run(t, dir, nil, tsc, "--strict", "--noUnusedLocals", "--noUnusedParameters", "--noImplicitReturns",
-		"--noFallthroughCasesInSwitch", "--target", "es2020", "--module", "commonjs", "--lib", "es2020,dom",
+		"--noFallthroughCasesInSwitch", "--erasableSyntaxOnly", "--noUncheckedIndexedAccess",
+		"--exactOptionalPropertyTypes", "--target", "es2020", "--module", "commonjs", "--lib", "es2020,dom",
 		"--outDir", "out", "backoff.ts")
-	var names []string
-	for _, s := range doc.Segments {
-		names = append(names, s.Name)
-	}
-	arg, _ := json.Marshal(append([]string{""}, names...))
-	out := run(t, dir, nil, node, "driver.js", string(arg))
-	var got map[string]langResult
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("driver output: %v\n%s", err, out)
-	}
-	checkLangResults(t, doc, got, true)
-}
+	prettierCheck(t, dir, "backoff.ts")
 
-// TestSubMillisecondRefused checks that the whole-millisecond targets
-// refuse a schedule they cannot represent instead of rounding it.
-func TestSubMillisecondRefused(t *testing.T) {
-	doc := caseDoc(t, runCases[len(runCases)-1:])
-	for name, f := range map[string]func(*bytes.Buffer, Document, Options) error{
-		"TypeScript": func(b *bytes.Buffer, d Document, o Options) error { return TypeScript(b, d, o) },
-		"Kotlin":     func(b *bytes.Buffer, d Document, o Options) error { return Kotlin(b, d, o) },
-		"Swift":      func(b *bytes.Buffer, d Document, o Options) error { return Swift(b, d, o) },
-	} {
-		if err := f(&bytes.Buffer{}, doc, Options{}); !errors.Is(err, ErrSubMillisecond) {
-			t.Errorf("%s(sub-ms schedule) = %v, want ErrSubMillisecond", name, err)
+	slow := map[string]time.Duration{}
+	names := []string{""}
+	for _, seg := range append([]Segment{{Name: "", Schedule: doc.Schedule}}, doc.Segments...) {
+		slow[seg.Name] = slowCheck(seg.Name, seg.Schedule.AppendPolls(nil, halfRand{}))
+		if seg.Name != "" {
+			names = append(names, seg.Name)
 		}
 	}
+	slowArg, _ := json.Marshal(slow)
+	namesArg, _ := json.Marshal(names)
+	out := run(t, dir, nil, node, "driver.js", string(slowArg), string(namesArg))
+	var res struct {
+		Segments map[string]langResult
+		Long     struct{ Asked, Times []float64 }
+		Abort    string
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("driver output: %v\n%.2000s", err, out)
+	}
+	checkLangResults(t, doc, res.Segments, 1, true)
+
+	// 100 days: polls at 0, 720h, 1440h, 2160h, each wait asked of
+	// setTimeout at most 2^31−1 ms (720h is 2,592,000,000 ms).
+	long := res.Long
+	h := float64(time.Hour / time.Millisecond)
+	if want := []float64{0, 720 * h, 1440 * h, 2160 * h}; fmt.Sprint(long.Times) != fmt.Sprint(want) {
+		t.Errorf("100-day schedule polled at %v ms, want %v", long.Times, want)
+	}
+	for _, ms := range long.Asked {
+		if ms > 1<<31-1 {
+			t.Errorf("setTimeout asked for %v ms, above 2^31−1", ms)
+		}
+	}
+	if len(long.Asked) < 6 {
+		t.Errorf("setTimeout asked for %v: want each 720h wait in two parts", long.Asked)
+	}
+	if res.Abort != "3: stop here" {
+		t.Errorf("poll aborted in the third check: %q, want rejection with the reason after 3 checks", res.Abort)
+	}
 }
 
-// ktDriver runs every table of the generated class in four ways and prints
-// the poll times (ms) as a JSON array in the order of its arguments.
-const ktDriver = `fun retry(b: Backoff): List<Long> {
-    var now = b.startMs
+// prettierCheck runs prettier --check on a file when prettier is
+// installed (testdata/setup.sh).
+func prettierCheck(t *testing.T, dir, file string) {
+	t.Helper()
+	prettier := filepath.Join(toolsDir(), "node_modules", ".bin", "prettier")
+	if _, err := os.Stat(prettier); err != nil {
+		t.Logf("prettier not installed at %s: formatting not checked", prettier)
+		return
+	}
+	cmd := exec.Command(prettier, "--check", file)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		diff, _ := exec.Command("sh", "-c", fmt.Sprintf("cd %s && %s %s | diff %s - | head -40", dir, prettier, file, file)).CombinedOutput()
+		t.Errorf("prettier --check %s: %v\n%s\n%s", file, err, out, diff)
+	}
+}
+
+// TestTypeScriptUnrepresentable checks that TypeScript refuses a schedule
+// its numbers cannot hold exactly instead of rounding it: nanosecond times
+// and a horizon beyond 2^53 ns (104 days).
+func TestTypeScriptUnrepresentable(t *testing.T) {
+	doc := Document{Schedule: optimize.MustParseSpec("at 1ns, every 1h until 2600h")}
+	if err := TypeScript(&bytes.Buffer{}, doc, Options{}); !errors.Is(err, ErrUnrepresentable) {
+		t.Errorf("TypeScript(ns times, 2600h) = %v, want ErrUnrepresentable", err)
+	}
+	doc = Document{Schedule: optimize.MustParseSpec("at 1us, every 1h until 2600h")}
+	if err := TypeScript(&bytes.Buffer{}, doc, Options{}); err != nil {
+		t.Errorf("TypeScript(µs times, 2600h) = %v, want no error (microseconds hold 285 years)", err)
+	}
+}
+
+// ktDriver runs every table of the generated class in several ways and
+// prints the poll times (ns) as a JSON array in the order of its
+// arguments: a retry loop, after reset, gapAfterNanos, poll on a fake
+// clock, poll with slow checks, pollSuspend (in runBlocking, with a fake
+// delay) and random draws. The first argument maps segments to the
+// duration of a slow check, as "name=ns" lines.
+const ktDriver = `import kotlinx.coroutines.runBlocking
+
+fun retry(b: Backoff): List<Long> {
+    var now = b.startNanos
     val polls = ArrayList<Long>()
     while (true) {
         polls.add(now)
-        val next = b.nextBackOff()
+        val next = b.nextBackOffNanos()
         if (next == Backoff.STOP) return polls
         now += next
     }
 }
 
+fun list(xs: List<Any>): String = xs.joinToString(",", "[", "]")
+
 fun main(args: Array<String>) {
     val half = { 0.5 }
+    val slow = HashMap<String, Long>()
+    for (line in java.io.File(args[0]).readLines()) {
+        val i = line.lastIndexOf('=')
+        if (i >= 0) slow[java.net.URLDecoder.decode(line.substring(0, i), "UTF-8")] = line.substring(i + 1).toLong()
+    }
+    val names = java.io.File(args[1]).readLines().map { java.net.URLDecoder.decode(it, "UTF-8") }
     val parts = ArrayList<String>()
-    for (seg in args) {
+    val rng = java.util.Random(16)
+    for (seg in names) {
         val b = Backoff(seg, half)
         val r = retry(b)
-        if (b.nextBackOff() != Backoff.STOP) throw IllegalStateException("no STOP after the horizon")
+        if (b.nextBackOffNanos() != Backoff.STOP) throw IllegalStateException("no STOP after the horizon")
+        if (b.nextBackOff() != Backoff.STOP) throw IllegalStateException("no STOP in ms after the horizon")
         b.reset()
         val reset = retry(b)
-        var a = b.startMs
+        var a = b.startNanos
         val gaps = arrayListOf(a)
-        while (true) {
-            val g = b.gapAfterMs(a)
+        while (gaps.size < 1000) {
+            val g = b.gapAfterNanos(a)
             if (g < 0) break
             a += g
             gaps.add(a)
         }
         var now = 0L
         val polls = ArrayList<Long>()
+        val attempts = ArrayList<Int>()
         var err = "poll returned"
         try {
-            Backoff(seg, half).poll({ polls.add(now); false }, { ms -> now += ms })
+            Backoff(seg, half).poll({ attempt -> polls.add(now); attempts.add(attempt); false }, { ms -> now += ms * 1_000_000L }, { now })
         } catch (e: Backoff.HorizonException) {
             err = ""
         }
-        parts.add("{\"Retry\":" + r + ",\"Reset\":" + reset + ",\"GapAfter\":" + gaps + ",\"Poll\":" + polls + ",\"PollErr\":\"" + err + "\"}")
+        now = 0L
+        val slowPolls = ArrayList<Long>()
+        var slowErr = "poll returned"
+        try {
+            Backoff(seg, half).poll({ slowPolls.add(now); now += slow.getValue(seg); false }, { ms -> now += ms * 1_000_000L }, { now })
+        } catch (e: Backoff.HorizonException) {
+            slowErr = ""
+        }
+        now = 0L
+        val suspended = ArrayList<Long>()
+        try {
+            runBlocking {
+                Backoff(seg, half).pollSuspend({ suspended.add(now); false }, { ms -> now += ms * 1_000_000L }, { now })
+            }
+        } catch (e: Backoff.HorizonException) {
+        }
+        var lo = -1L
+        var hi = 0L
+        val d = Backoff(seg, { rng.nextDouble() })
+        for (i in 0 until 200) {
+            d.reset()
+            var g = d.nextBackOffNanos()
+            while (g != Backoff.STOP) {
+                if (lo < 0 || g < lo) lo = g
+                if (g > hi) hi = g
+                g = d.nextBackOffNanos()
+            }
+        }
+        parts.add("{\"Retry\":" + list(r) + ",\"Reset\":" + list(reset) + ",\"GapAfter\":" + list(gaps) +
+            ",\"Poll\":" + list(polls) + ",\"Attempts\":" + list(attempts) + ",\"PollErr\":\"" + err + "\"" +
+            ",\"Slow\":" + list(slowPolls) + ",\"SlowErr\":\"" + slowErr + "\",\"Suspend\":" + list(suspended) +
+            ",\"MinGap\":" + lo + ",\"MaxGap\":" + hi + "}")
     }
     println("[" + parts.joinToString(",") + "]")
 }
 `
 
+// kotlinClasspath returns the jars that the driver's runBlocking needs,
+// kotlinx-coroutines and atomicfu (Debian's libkotlinx-coroutines-java and
+// libkotlinx-atomicfu-java; see testdata/setup.sh), or "" when one is
+// missing. $POLLFIT_KOTLINX_CLASSPATH overrides the search.
+func kotlinClasspath() string {
+	if cp := os.Getenv("POLLFIT_KOTLINX_CLASSPATH"); cp != "" {
+		return cp
+	}
+	jars := []string{"/usr/share/java/kotlinx-coroutines-core.jar", "/usr/share/java/atomicfu.jar"}
+	for _, j := range jars {
+		if _, err := os.Stat(j); err != nil {
+			return ""
+		}
+	}
+	return strings.Join(jars, ":")
+}
+
 // TestKotlinRuns compiles the generated Kotlin with kotlinc (Debian's
-// kotlin package; see testdata/setup.sh), runs it on the JVM and compares
-// its poll times with optimize's.
+// kotlin package; see testdata/setup.sh) with warnings as errors, runs it
+// on the JVM and compares its poll times with optimize's, as
+// TestTypeScriptRuns does; pollSuspend runs in kotlinx.coroutines'
+// runBlocking.
 func TestKotlinRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles Kotlin (about ten seconds); skipped in -short mode")
@@ -267,42 +489,58 @@ func TestKotlinRuns(t *testing.T) {
 	if err != nil {
 		t.Skip("java not on PATH: cannot run the compiled Kotlin")
 	}
-	var cases []runCase
-	for _, c := range append(append([]runCase{}, runCases...), jitterCases...) {
-		if !c.subMs {
-			cases = append(cases, c)
-		}
+	cp := kotlinClasspath()
+	if cp == "" {
+		t.Skip("kotlinx-coroutines not found: run sh export/testdata/setup.sh (apt-get install libkotlinx-coroutines-java libkotlinx-atomicfu-java)")
 	}
-	doc := caseDoc(t, cases)
-	for _, name := range []string{"a-b", "a_b", "fun", "quote \" ${x} $y \\ \n end"} {
-		doc.Segments = append(doc.Segments, Segment{Name: name, Schedule: doc.Schedule})
-	}
+	doc := langDoc(t)
 	dir := t.TempDir()
 	var src bytes.Buffer
 	if err := Kotlin(&src, doc, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	for name, data := range map[string][]byte{"Backoff.kt": src.Bytes(), "Driver.kt": []byte(ktDriver)} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+	var slow, names strings.Builder
+	order := []string{""}
+	for _, seg := range append([]Segment{{Name: "", Schedule: doc.Schedule}}, doc.Segments...) {
+		fmt.Fprintf(&slow, "%s=%d\n", urlEncode(seg.Name), slowCheck(seg.Name, seg.Schedule.AppendPolls(nil, halfRand{})))
+		fmt.Fprintf(&names, "%s\n", urlEncode(seg.Name))
+		if seg.Name != "" {
+			order = append(order, seg.Name)
+		}
+	}
+	for name, data := range map[string]string{"Backoff.kt": src.String(), "Driver.kt": ktDriver, "slow.txt": slow.String(), "names.txt": names.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	run(t, dir, nil, kotlinc, "-Werror", "Backoff.kt", "Driver.kt", "-include-runtime", "-d", "driver.jar")
-	names := []string{""}
-	for _, s := range doc.Segments {
-		names = append(names, s.Name)
-	}
-	out := run(t, dir, nil, java, append([]string{"-jar", "driver.jar"}, names...)...)
+	run(t, dir, nil, kotlinc, "-Werror", "-cp", cp, "Backoff.kt", "Driver.kt", "-include-runtime", "-d", "driver.jar")
+	out := run(t, dir, nil, java, "-cp", "driver.jar:"+cp, "DriverKt", "slow.txt", "names.txt")
 	var list []langResult
 	if err := json.Unmarshal(out, &list); err != nil {
-		t.Fatalf("driver output: %v\n%s", err, out)
+		t.Fatalf("driver output: %v\n%.2000s", err, out)
 	}
-	if len(list) != len(names) {
-		t.Fatalf("driver printed %d results for %d segments", len(list), len(names))
+	if len(list) != len(order) {
+		t.Fatalf("driver printed %d results for %d segments", len(list), len(order))
 	}
 	got := map[string]langResult{}
 	for i, r := range list {
-		got[names[i]] = r
+		got[order[i]] = r
 	}
-	checkLangResults(t, doc, got, false)
+	checkLangResults(t, doc, got, time.Millisecond, false)
+}
+
+// urlEncode writes s as java.net.URLDecoder reads it: every byte but
+// ASCII letters and digits as %XX, so that names with line breaks and '='
+// pass through a file of lines.
+func urlEncode(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }

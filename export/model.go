@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/pollfit/pollfit/optimize"
 )
@@ -38,10 +39,11 @@ const (
 	DefaultName    = "Backoff"
 )
 
-// ErrSubMillisecond is returned by the targets whose tables are in whole
-// milliseconds (TypeScript, Kotlin, Swift) for a schedule with a time or
-// gap that is not a whole number of milliseconds.
-var ErrSubMillisecond = errors.New("schedule has a sub-millisecond time; this target's tables are in whole milliseconds")
+// ErrUnrepresentable is returned by TypeScript for a schedule whose times
+// its numbers cannot hold exactly: the tables are integers in the coarsest
+// of 1ms, 1µs and 1ns that every time divides, and JavaScript's integers
+// are exact below 2⁵³ (104 days in nanoseconds, 285 years in µs).
+var ErrUnrepresentable = errors.New("schedule times are not exact in this target's numbers")
 
 // Data is the model that every code target is rendered from, and what a
 // --template sees as its dot. docs/export.md lists it with the template
@@ -66,6 +68,11 @@ type Data struct {
 	// MaxGap is optimize.MaxGapAt: a longer gap of a phase counts as
 	// MaxGap, as in optimize.Phase.GapAt.
 	MaxGap time.Duration
+	// Unit is the coarsest of 1ms, 1µs and 1ns that divides every time of
+	// every table (Start, Horizon, and each phase's Gap, Step, Cap, Until
+	// and Grain): the unit of the TypeScript tables. Jittered gaps are
+	// drawn in it.
+	Unit time.Duration
 }
 
 // Tables returns All followed by Segments.
@@ -109,6 +116,9 @@ type Phase struct {
 	Exponent float64       // polynomial
 	Cap      time.Duration // 0: none
 	Until    time.Duration // repeating phases
+	// Grain is what exponential and polynomial gaps are rounded to
+	// (optimize.Phase.Grain); 0 for the other kinds.
+	Grain time.Duration
 }
 
 // NewData builds the template model of doc under opt. It returns an error
@@ -124,6 +134,7 @@ func NewData(doc Document, opt Options) (*Data, error) {
 		Growths:       map[string]bool{},
 		MaxGap:        optimize.MaxGapAt,
 	}
+
 	d.Lower = strings.ToLower(d.Name[:1]) + d.Name[1:]
 	if len(doc.Meta) > 0 {
 		if !isObject(doc.Meta) {
@@ -160,6 +171,7 @@ func NewData(doc Document, opt Options) (*Data, error) {
 		}
 		d.Segments = append(d.Segments, t)
 	}
+	d.Unit = d.unit()
 	return d, nil
 }
 
@@ -175,6 +187,9 @@ func newTable(d *Data, segment, ident string, s optimize.Schedule, opt Options) 
 	}
 	if err := s.Validate(); err != nil {
 		return Table{}, err
+	}
+	if !utf8.ValidString(s.Name) {
+		return Table{}, fmt.Errorf("schedule name %q is not valid UTF-8", s.Name)
 	}
 	t := Table{
 		Segment:  segment,
@@ -201,35 +216,45 @@ func newTable(d *Data, segment, ident string, s optimize.Schedule, opt Options) 
 	for _, p := range s.Phases {
 		name := growthNames[p.Growth]
 		d.Growths[name] = true
-		t.Phases = append(t.Phases, Phase{
+		ph := Phase{
 			Growth: name, Repeats: p.Growth != optimize.Once,
 			Gap: p.Gap, Step: p.Step, Factor: p.Factor, Exponent: p.Exponent, Cap: p.Cap, Until: p.Until,
-		})
+		}
+		if p.Growth == optimize.Exponential || p.Growth == optimize.Polynomial {
+			ph.Grain = p.Grain()
+		}
+		t.Phases = append(t.Phases, ph)
 	}
 	return t, nil
 }
 
-// checkWholeMillis returns ErrSubMillisecond, naming the value, if a time
-// of d is not a whole number of milliseconds.
-func (d *Data) checkWholeMillis() error {
+// unit returns the coarsest of 1ms, 1µs and 1ns that divides every time
+// of d's tables.
+func (d *Data) unit() time.Duration {
+	u := time.Millisecond
 	for _, t := range d.Tables() {
-		check := func(what string, v time.Duration) error {
-			if v%time.Millisecond != 0 {
-				return fmt.Errorf("%w: segment %s: %s %v", ErrSubMillisecond, t.Segment, what, v)
+		times := []time.Duration{t.Start, t.Horizon}
+		for _, p := range t.Phases {
+			times = append(times, p.Gap, p.Step, p.Cap, p.Until, p.Grain)
+		}
+		for _, v := range times {
+			for v%u != 0 {
+				u /= 1000
 			}
-			return nil
 		}
-		if err := check("start", t.Start); err != nil {
-			return err
-		}
-		for i, p := range t.Phases {
-			for _, v := range []struct {
-				what string
-				d    time.Duration
-			}{{"gap", p.Gap}, {"step", p.Step}, {"cap", p.Cap}, {"until", p.Until}} {
-				if err := check(fmt.Sprintf("phase %d %s", i+1, v.what), v.d); err != nil {
-					return err
-				}
+	}
+	return u
+}
+
+// checkExactIn53 returns ErrUnrepresentable, naming the time, when a time of
+// d's tables in units of d.Unit is 2⁵³ or more: JavaScript's numbers hold
+// integers exactly below that.
+func (d *Data) checkExactIn53() error {
+	const max = 1 << 53
+	for _, t := range d.Tables() {
+		for _, v := range []time.Duration{t.Horizon, t.Start} {
+			if v/d.Unit >= max {
+				return fmt.Errorf("%w: segment %s: %v is %d units of %v, beyond 2^53; use the Go or JSON target", ErrUnrepresentable, t.Segment, v, v/d.Unit, d.Unit)
 			}
 		}
 	}

@@ -51,6 +51,6 @@ func ExamplePhased() {
 	fmt.Printf("mean lag %.4g s (exact optimum %.4g s), %d stuck polls\n", r.Expected.MeanLag, r.Optimum.MeanLag, r.Expected.StuckPolls)
 	// Output:
 	// horizon 1m30s resolution 10ms min gap 100ms
-	// at 1.1s, exp 300ms x1.03 cap 1s until 20.5s, exp 1s x1.1 cap 5s until 1m20s, 8.503s
+	// at 1.1s, exp 300ms x1.03 cap 1s until 20.5s, exp 1s x1.1 cap 5s until 1m20s, 8.5025s
 	// mean lag 0.3851 s (exact optimum 0.3784 s), 60 stuck polls
 }

@@ -162,7 +162,7 @@ func (f Family) String() string {
 // poll moves to the horizon instead. A jittered family writes the last gap
 // as "every d until horizon", the same poll unjittered, so that its
 // jittered gaps never poll after the horizon. The cap is CapRatio·base
-// rounded to the millisecond. It panics if base or horizon is not
+// rounded to the phase's Grain. It panics if base or horizon is not
 // positive, or the family's parameters are out of range.
 func (f Family) Schedule(base, horizon time.Duration) Schedule {
 	if base <= 0 || horizon <= 0 {
@@ -182,7 +182,7 @@ func (f Family) Schedule(base, horizon time.Duration) Schedule {
 		panic(fmt.Sprintf("optimize: Family.Schedule: growth %d is not a family shape", f.Growth))
 	}
 	if f.CapRatio > 0 && f.Growth != Fixed {
-		p.Cap = roundMillis(float64(base) * f.CapRatio)
+		p.Cap = p.round(float64(base)*f.CapRatio, MaxGapAt)
 		if p.Cap < base {
 			p.Cap = base
 		}

@@ -100,8 +100,8 @@ func TestFamilyFirstGapIsBase(t *testing.T) {
 // jittered gap k of a phase stays within the bounds of its kind around its
 // GapAt(k) (the growth phase while the jittered polls are before its
 // Until, then the phase of the cut gap to the horizon):
-// full [1ms, g], equal [g/2, g], decorrelated [g, 3g], ±20% [0.8g, 1.2g],
-// and never above the cap times the kind's largest multiple.
+// full [0, g], equal [g/2, g], decorrelated [g, 3g], ±20% [0.8g, 1.2g],
+// never below min(1ms, g/1000) and never above the cap (issue 16).
 func TestFamilyJitterBounds(t *testing.T) {
 	const base = 500 * time.Millisecond
 	horizon := 10 * time.Minute
@@ -138,11 +138,11 @@ func TestFamilyJitterBounds(t *testing.T) {
 						t.Fatalf("GapAt(%d) = %v above cap %v", k, g, ph.Cap)
 					}
 					got := polls[n] - polls[n-1]
-					lo := time.Duration(tt.lo * float64(g))
-					if lo < time.Millisecond {
-						lo = time.Millisecond
-					}
+					lo := max(time.Duration(tt.lo*float64(g)), min(time.Millisecond, g/1000))
 					hi := time.Duration(tt.hi*float64(g)) + 1 // +1ns: float rounding of the draw
+					if ph.Cap > 0 {
+						hi = min(hi, ph.Cap)
+					}
 					if got < lo || got > hi {
 						t.Fatalf("jittered gap %d = %v, want within [%v, %v] of scheduled %v", n, got, lo, hi, g)
 					}

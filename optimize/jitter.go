@@ -17,15 +17,29 @@ const (
 	// EqualJitter draws each gap uniformly from [g/2, g].
 	EqualJitter
 	// DecorrelatedJitter draws each gap uniformly from [g, 3·previous],
-	// bounded by 3·g ("sleep = min(cap, random_between(base, sleep*3))"
-	// with the scheduled gap as base and 3 times it as cap).
+	// at most 3·g ("sleep = min(cap, random_between(base, sleep*3))" with
+	// the scheduled gap as base and 3 times it as cap), where previous is
+	// the last jittered gap.
 	DecorrelatedJitter
 	// PercentJitter draws each gap uniformly from [g·(1−p), g·(1+p)].
 	PercentJitter
 )
 
-// Jitter randomises a schedule's gaps. Jitter is applied after a phase's
-// cap, so a jittered gap may exceed the cap by the jitter's spread.
+// Jitter randomises a schedule's gaps. It is applied to each gap g after
+// the phase's cap, and the jittered gap is then bounded on both sides:
+//
+//	lo ≤ jittered ≤ limit
+//	lo    = min(1ms, max(1ns, g/1000)), so that polls stay strictly increasing
+//	limit = the phase's Cap when positive (Phase.GapAt), else unbounded
+//
+// No jittered gap is above the cap: decorrelated and percent jitter, whose
+// draws may exceed g, are cut at the cap (as in Brooker's
+// "min(cap, random_between(…))"), so a gap already at the cap keeps it
+// under decorrelated jitter and gets [g·(1−p), cap] under percent jitter,
+// the cap with probability one half. Full and equal jitter never exceed g.
+// The floor lo is 1ms for gaps of a second or more, and scales down with
+// the gap below that, so that full jitter on a 150µs gap is not lifted to
+// a millisecond.
 type Jitter struct {
 	Kind    JitterKind
 	Percent float64 // PercentJitter: the spread p as a fraction, 0 < p < 1
@@ -60,9 +74,9 @@ func (j Jitter) sequence(rng Rand) *jitterSeq {
 	return &jitterSeq{j: j, rng: rng}
 }
 
-// next returns the jittered form of scheduled gap g, never below 1ms so
-// that polls stay strictly increasing.
-func (s *jitterSeq) next(g time.Duration) time.Duration {
+// next returns the jittered form of scheduled gap g, at least
+// min(1ms, max(1ns, g/1000)) and at most limit (see Jitter).
+func (s *jitterSeq) next(g, limit time.Duration) time.Duration {
 	var out time.Duration
 	switch s.j.Kind {
 	case NoJitter:
@@ -72,21 +86,18 @@ func (s *jitterSeq) next(g time.Duration) time.Duration {
 	case EqualJitter:
 		out = g/2 + time.Duration(s.rng.Float64()*float64(g-g/2))
 	case DecorrelatedJitter:
-		prev := s.prev
-		if prev < g {
-			prev = g
-		}
-		hi := 3 * prev
-		out = g + time.Duration(s.rng.Float64()*float64(hi-g))
-		if out > 3*g {
-			out = 3 * g
-		}
-		s.prev = out
+		prev := max(s.prev, g)
+		out = min(g+time.Duration(s.rng.Float64()*float64(3*prev-g)), 3*g)
 	case PercentJitter:
 		out = time.Duration(float64(g) * (1 - s.j.Percent + 2*s.j.Percent*s.rng.Float64()))
 	}
-	if out < time.Millisecond {
-		out = time.Millisecond
-	}
+	out = min(max(out, jitterFloor(g)), limit)
+	s.prev = out
 	return out
+}
+
+// jitterFloor returns the shortest jittered form of a scheduled gap g:
+// min(1ms, max(1ns, g/1000)).
+func jitterFloor(g time.Duration) time.Duration {
+	return min(time.Millisecond, max(1, g/1000))
 }

@@ -34,8 +34,8 @@ const (
 // (see Schedule).
 //
 // Attempts are numbered within a phase: the first gap of the phase is
-// attempt k = 1. Cap, when positive, bounds every gap of the phase and is
-// applied before jitter.
+// attempt k = 1. Cap, when positive, bounds every gap of the phase, the
+// jittered ones included (see Jitter).
 type Phase struct {
 	Growth   Growth
 	Gap      time.Duration // base gap; > 0
@@ -46,49 +46,80 @@ type Phase struct {
 	Until    time.Duration // repeating phases: keep polling while the last poll < Until
 }
 
-// GapAt returns the k-th gap of the phase (k ≥ 1), capped, and at most
-// MaxGapAt. Gaps are computed from k directly, never accumulated, and
-// rounded to the millisecond for the growing kinds so that schedules print
-// exactly.
+// GapAt returns the k-th gap of the phase (k ≥ 1):
+//
+//	Once, Fixed   Gap
+//	Linear        Gap + (k−1)·Step
+//	Exponential   Gap·Factor^(k−1), rounded to Grain
+//	Polynomial    Gap·k^Exponent, rounded to Grain
+//	Fibonacci     Gap·Fib(k)
+//
+// then at most the limit: Cap when positive, and MaxGapAt. Gaps are
+// computed from k directly, never accumulated, and the limit is applied
+// before any product can overflow: a growing gap that would pass it is the
+// limit itself, however large k is. The powers are math.Pow's; generated
+// code computes them in float64 the same way, rounding the same product.
 func (p Phase) GapAt(k int) time.Duration {
-	var g time.Duration
+	limit := p.limit()
+	g := p.Gap
 	switch p.Growth {
 	case Once, Fixed:
-		g = p.Gap
 	case Linear:
-		// Gap + (k−1)·Step, saturating instead of overflowing.
-		if p.Step > 0 && time.Duration(k-1) > (MaxGapAt-min(p.Gap, MaxGapAt))/p.Step {
-			g = MaxGapAt
+		// Gap + (k−1)·Step > limit, tested without forming the product.
+		if p.Step > 0 && int64(k-1) > int64((limit-min(p.Gap, limit))/p.Step) {
+			g = limit
 		} else {
 			g = p.Gap + time.Duration(k-1)*p.Step
 		}
 	case Exponential:
-		g = roundMillis(float64(p.Gap) * math.Pow(p.Factor, float64(k-1)))
+		g = p.round(float64(p.Gap)*math.Pow(p.Factor, float64(k-1)), limit)
 	case Polynomial:
-		g = roundMillis(float64(p.Gap) * math.Pow(float64(k), p.Exponent))
+		g = p.round(float64(p.Gap)*math.Pow(float64(k), p.Exponent), limit)
 	case Fibonacci:
-		f := fib(k)
-		g = time.Duration(f) * p.Gap
-		if f < 0 || f > math.MaxInt64/int64(p.Gap) { // overflow
-			g = math.MaxInt64
+		// Fib(k)·Gap > limit exactly when Fib(k) > ⌊limit/Gap⌋.
+		if f := fib(k); f < 0 || f > int64(limit/p.Gap) {
+			g = limit
+		} else {
+			g = time.Duration(f) * p.Gap
 		}
 	default:
 		panic(fmt.Sprintf("optimize: unknown growth %d", p.Growth))
 	}
-	if p.Cap > 0 && g > p.Cap {
-		g = p.Cap
-	}
-	if g <= 0 || g > MaxGapAt { // overflow of the growing kinds without a cap
-		g = MaxGapAt
-	}
-	return g
+	return min(g, limit)
 }
 
-func roundMillis(ns float64) time.Duration {
-	if ns >= float64(math.MaxInt64) || math.IsNaN(ns) {
-		return math.MaxInt64
+// limit returns the largest gap of the phase: Cap when positive, at most
+// MaxGapAt.
+func (p Phase) limit() time.Duration {
+	if p.Cap > 0 && p.Cap < MaxGapAt {
+		return p.Cap
 	}
-	return time.Duration(math.Round(ns/1e6)) * time.Millisecond
+	return MaxGapAt
+}
+
+// Grain returns the step that the gaps of an Exponential or Polynomial
+// phase are rounded to: the largest power of ten nanoseconds that divides
+// Gap and is at most Gap/1000 and at most 1ms. Gaps of a second or more
+// (in whole milliseconds) round to the millisecond, a 150µs gap to 100ns,
+// so that every scale keeps three significant digits or more, the first
+// gap is Gap exactly, and schedules print in round numbers.
+func (p Phase) Grain() time.Duration {
+	q := time.Millisecond
+	for q > 1 && (q > p.Gap/1000 || p.Gap%q != 0) {
+		q /= 10
+	}
+	return q
+}
+
+// round returns ns rounded to the phase's Grain (halves away from zero),
+// or limit when ns is not below twice the limit (NaN and +Inf included),
+// before the conversion could overflow.
+func (p Phase) round(ns float64, limit time.Duration) time.Duration {
+	if !(ns < 2*float64(limit)) {
+		return limit
+	}
+	q := p.Grain()
+	return time.Duration(math.Round(ns/float64(q))) * q
 }
 
 func fib(k int) int64 {
@@ -121,8 +152,11 @@ type Schedule struct {
 	Jitter Jitter
 }
 
-// MaxPolls bounds the polls one schedule may make, so that a mistyped spec
-// ("every 1ns until 24h") fails with an error instead of exhausting memory.
+// MaxPolls bounds the polls one unjittered schedule may make, so that a
+// mistyped spec ("every 1ns until 24h") fails with an error instead of
+// exhausting memory. Validate counts the schedule's real polls, so a long
+// capped schedule ("exp 100ms x2 cap 1h until 1000h", 1,015 polls) is
+// not refused for what its first gap alone would make.
 const MaxPolls = 10_000_000
 
 // MaxAge is the latest age a schedule may reach: no Until and no poll may
@@ -144,11 +178,14 @@ var (
 	ErrUntil       = errors.New("until must be later than the previous phase's until")
 	ErrTooManyPoll = fmt.Errorf("schedule makes more than %d polls", MaxPolls)
 	ErrAge         = fmt.Errorf("later than %s (10 years), the latest age a schedule may reach", FormatDuration(MaxAge))
+	ErrLong        = fmt.Errorf("longer than %s (20 years), the longest gap, step or cap a phase may have", FormatDuration(MaxGapAt))
 )
 
 // Validate reports whether the schedule is well formed: positive gaps,
-// repeating phases with increasing Until, growth parameters in range, at
-// most MaxPolls polls, and no Until or poll later than MaxAge.
+// repeating phases with increasing Until, growth parameters in range, no
+// gap, step or cap longer than MaxGapAt, at most MaxPolls polls, and no
+// Until or poll later than MaxAge. It walks
+// the schedule, in time linear in its polls (at most MaxPolls).
 func (s Schedule) Validate() error {
 	if err := s.validateShape(); err != nil {
 		return err
@@ -157,7 +194,7 @@ func (s Schedule) Validate() error {
 }
 
 // validateShape is Validate without the walk through the polls: every
-// check that costs O(phases).
+// check that costs O(phases). The walk counts the polls.
 func (s Schedule) validateShape() error {
 	if s.Start < 0 {
 		return fmt.Errorf("start %v is negative", s.Start)
@@ -172,6 +209,9 @@ func (s Schedule) validateShape() error {
 		}
 		if p.Cap < 0 {
 			return fmt.Errorf("phase %d: cap %v is negative", i+1, p.Cap)
+		}
+		if long := max(p.Gap, p.Step, p.Cap); long > MaxGapAt {
+			return fmt.Errorf("phase %d: %s is %w", i+1, FormatDuration(long), ErrLong)
 		}
 		switch p.Growth {
 		case Once:
@@ -203,36 +243,7 @@ func (s Schedule) validateShape() error {
 	if err := s.Jitter.validate(); err != nil {
 		return err
 	}
-	n := 1
-	from := s.Start // no phase starts before: polls only move later
-	for i, p := range s.Phases {
-		n += p.maxPolls(from)
-		if n > MaxPolls {
-			return fmt.Errorf("phase %d: %w", i+1, ErrTooManyPoll)
-		}
-		if p.Growth != Once {
-			from = p.Until
-		}
-	}
 	return nil
-}
-
-// maxPolls bounds the polls a phase started at or after age from can add
-// (its smallest gap is the first or the cap), used to refuse runaway specs
-// before generating them.
-func (p Phase) maxPolls(from time.Duration) int {
-	if p.Growth == Once {
-		return 1
-	}
-	g := p.Gap
-	if p.Cap > 0 && p.Cap < g {
-		g = p.Cap
-	}
-	n := max(p.Until-from, 0)/g + 1
-	if n > MaxPolls {
-		return MaxPolls + 1
-	}
-	return int(n)
 }
 
 // PhaseCount returns the number of phases of the schedule, the closing
@@ -298,35 +309,42 @@ func (s Schedule) AppendPolls(dst []time.Duration, rng Rand) []time.Duration {
 // Validate, the printer (Schedule.Normalize) and the generated code follow
 // it. When the last phase repeats, the first gap that would end after the
 // horizon ends the schedule (every later poll would be after it too).
-// Unjittered (rng nil), a poll after MaxAge is an error.
+// Unjittered (rng nil), a poll after MaxAge or more than MaxPolls polls
+// is an error, found before the poll is emitted.
 func (s Schedule) walk(rng Rand, emit func(time.Duration)) error {
 	h, cut := s.cut()
 	last := s.Start
 	emit(last)
+	n := 1
 	j := s.Jitter.sequence(rng)
 	var err error
-	add := func(g time.Duration) bool {
-		g = j.next(g)
+	add := func(i int, p *Phase, g time.Duration) bool {
+		g = j.next(g, p.limit())
 		switch {
 		case cut && g > h-last:
 			return false
 		case !cut && rng == nil && g > MaxAge-last:
 			err = fmt.Errorf("the poll after the one at %s is %w", FormatDuration(last), ErrAge)
 			return false
+		case rng == nil && n >= MaxPolls:
+			err = fmt.Errorf("phase %d: %w", i+1, ErrTooManyPoll)
+			return false
 		}
 		last += g
+		n++
 		emit(last)
 		return true
 	}
-	for _, p := range s.Phases {
+	for i := range s.Phases {
+		p := &s.Phases[i]
 		if p.Growth == Once {
-			if !add(p.GapAt(1)) {
+			if !add(i, p, p.GapAt(1)) {
 				return err
 			}
 			continue
 		}
 		for k := 1; last < p.Until; k++ {
-			if !add(p.GapAt(k)) {
+			if !add(i, p, p.GapAt(k)) {
 				return err
 			}
 		}

@@ -1,0 +1,85 @@
+package pollschedule_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v5"
+	"github.com/pollfit/pollfit/pollschedule"
+)
+
+// schedule.json as `pollfit export --lang json` writes it: every 10ms
+// until 100ms, and a segment that starts slower.
+const scheduleJSON = `{
+  "version": 1,
+  "spec": "every 10ms until 100ms",
+  "start_ms": 0,
+  "horizon_ms": 100,
+  "phases": [{"growth": "fixed", "gap_ms": 10, "until_ms": 100}],
+  "segments": {
+    "wallet": {"start_ms": 0, "phases": [{"growth": "exponential", "gap_ms": 20, "factor": 2, "cap_ms": 40, "until_ms": 200}]}
+  }
+}`
+
+func ExampleRead() {
+	doc, err := pollschedule.Read(strings.NewReader(scheduleJSON)) // or pollschedule.ReadFile("schedule.json")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(doc.SegmentNames())
+	fmt.Println(doc.Lookup("wallet").Polls())
+	fmt.Println(doc.Lookup("card").Polls()) // no schedule of its own: the overall one
+	// Output:
+	// [wallet]
+	// [0s 20ms 60ms 100ms 140ms 180ms]
+	// [0s 10ms 20ms 30ms 40ms 50ms 60ms 70ms 80ms 90ms 100ms]
+}
+
+// A BackOff drives cenkalti/backoff v5's Retry. Retry's own limit of 15
+// minutes on the elapsed time would cut a longer schedule silently: pass
+// the schedule's horizon instead, which also keeps the horizon by the
+// clock when the operation is slow.
+func ExampleBackOff_retry() {
+	doc, err := pollschedule.Read(strings.NewReader(scheduleJSON))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	b := doc.BackOff("wallet")
+	attempt := 0
+	status, err := backoff.Retry(context.Background(), func() (string, error) {
+		attempt++
+		if attempt < 3 {
+			return "", errors.New("pending")
+		}
+		return "settled", nil
+	}, backoff.WithBackOff(b), backoff.WithMaxElapsedTime(b.Horizon()))
+	fmt.Println(status, err, "after", attempt, "attempts")
+	// Output:
+	// settled <nil> after 3 attempts
+}
+
+// Poll calls the check at the schedule's poll times until it reports done;
+// the check has the type of k8s.io/apimachinery's
+// wait.ConditionWithContextFunc.
+func ExampleBackOff_Poll() {
+	doc, err := pollschedule.Read(strings.NewReader(scheduleJSON))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	b := doc.BackOff("")
+	start := time.Now()
+	n := 0
+	err = b.Poll(context.Background(), func(context.Context) (bool, error) {
+		n++
+		return n == 4, nil
+	})
+	fmt.Println(err, n, time.Since(start) >= 30*time.Millisecond)
+	// Output:
+	// <nil> 4 true
+}

@@ -201,9 +201,9 @@ type mongeDP struct {
 	D              []float64
 	// A[x] = D_x − G(t_x) + t_x·F(t_x) + λ2·(1 − F(t_x)), set when x
 	// becomes a candidate: val(x, j) = A[x] + G(t_j) − t_j·F(t_x).
-	A []float64
-	par            []int32 // best predecessor; −1 creation, −2 unreachable
-	qc, qs         []int32 // queue: candidate, first index where it is best
+	A      []float64
+	par    []int32 // best predecessor; −1 creation, −2 unreachable
+	qc, qs []int32 // queue: candidate, first index where it is best
 }
 
 func newMongeDP(md *model, minGap, maxGap int) *mongeDP {

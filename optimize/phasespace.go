@@ -327,9 +327,10 @@ var (
 	growSteps   = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1}
 )
 
-// minGrowGap is the least first gap of a growing phase: its gaps are
-// rounded to the millisecond (Phase.GapAt), 1% of it at most.
-const minGrowGap = 50 * time.Millisecond
+// minGrowGap is the least first gap of a growing phase. Gaps round to a
+// grain of at most a thousandth of the gap (Phase.GapAt), so any scale
+// keeps its growth; the floor only keeps the grain above a nanosecond.
+const minGrowGap = time.Microsecond
 
 // lsEval is a schedule of the local search with its figures; ok is false
 // when it is not in the space or breaks the budget.

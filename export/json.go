@@ -321,7 +321,7 @@ var (
 // sameSchedule compares two schedules, allowing the percent jitter spread
 // the rounding of "±P%" (P·100 then /100 is not always exact in float64).
 func sameSchedule(a, b optimize.Schedule) bool {
-	if a.Start != b.Start || a.Name != b.Name || !slices.Equal(a.Phases, b.Phases) || a.Jitter.Kind != b.Jitter.Kind {
+	if a.Start != b.Start || a.Name != b.Name || !slices.EqualFunc(a.Phases, b.Phases, optimize.Phase.Equal) || a.Jitter.Kind != b.Jitter.Kind {
 		return false
 	}
 	return math.Abs(a.Jitter.Percent-b.Jitter.Percent) <= 1e-12

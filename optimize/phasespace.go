@@ -152,13 +152,6 @@ func (pr *problem) space() (*phaseSpace, error) {
 	return sp, nil
 }
 
-func gcd(a, b int) int {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
-}
-
 // endsAt reports whether a phase of gap index gi may end at lattice point
 // x: always without bounds, else when a bound lies in (x·lat − g, x·lat].
 func (sp *phaseSpace) endsAt(x, gi int) bool {

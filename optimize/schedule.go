@@ -23,6 +23,11 @@ const (
 	Polynomial
 	// Fibonacci uses Gap·Fib(k) with Fib = 1, 1, 2, 3, 5, … for the k-th gap.
 	Fibonacci
+	// WallClock polls at instants of the wall clock, not at ages: at
+	// Offsets[j] past every multiple of Gap (the period) since the Unix
+	// epoch, UTC. Its polls depend on when the item was created (see
+	// Schedule.PollsAt and clock.go).
+	WallClock
 )
 
 // Phase is one stretch of a schedule. A repeating phase (every Growth but
@@ -44,6 +49,9 @@ type Phase struct {
 	Exponent float64       // Polynomial: power of the attempt number, > 0
 	Cap      time.Duration // largest gap; 0 means none
 	Until    time.Duration // repeating phases: keep polling while the last poll < Until
+	// WallClock: the instants within each period at which it polls,
+	// increasing, each in [0, Gap); nil for the other kinds.
+	Offsets []time.Duration
 }
 
 // GapAt returns the k-th gap of the phase (k ≥ 1):
@@ -75,6 +83,8 @@ func (p Phase) GapAt(k int) time.Duration {
 		g = p.round(float64(p.Gap)*math.Pow(p.Factor, float64(k-1)), limit)
 	case Polynomial:
 		g = p.round(float64(p.Gap)*math.Pow(float64(k), p.Exponent), limit)
+	case WallClock:
+		// Not a gap from the previous poll: see Phase.clockGap.
 	case Fibonacci:
 		// Fib(k)·Gap > limit exactly when Fib(k) > ⌊limit/Gap⌋.
 		if f := fib(k); f < 0 || f > int64(limit/p.Gap) {
@@ -190,6 +200,11 @@ func (s Schedule) Validate() error {
 	if err := s.validateShape(); err != nil {
 		return err
 	}
+	if s.Clocked() {
+		if err := s.clockBounds(); err != nil {
+			return err
+		}
+	}
 	return s.walk(nil, func(time.Duration) {})
 }
 
@@ -228,6 +243,13 @@ func (s Schedule) validateShape() error {
 			if !(p.Exponent > 0) || math.IsInf(p.Exponent, 0) {
 				return fmt.Errorf("phase %d: polynomial exponent %v must be a finite number > 0", i+1, p.Exponent)
 			}
+		case WallClock:
+			if err := p.validateClock(); err != nil {
+				return fmt.Errorf("phase %d: %w", i+1, err)
+			}
+			if s.Jitter.Kind != NoJitter {
+				return fmt.Errorf("phase %d: %w", i+1, ErrClockJitter)
+			}
 		case Fixed, Fibonacci:
 		default:
 			return fmt.Errorf("phase %d: unknown growth %d", i+1, p.Growth)
@@ -257,7 +279,9 @@ func (s Schedule) PhaseCount() int {
 	return n
 }
 
-// Horizon returns the age after which the schedule makes no poll.
+// Horizon returns the age after which the schedule makes no poll. For a
+// schedule with a wall-clock phase that ends in plain gaps it is the last
+// poll of an item created at the Unix epoch.
 func (s Schedule) Horizon() time.Duration {
 	if h, cut := s.cut(); cut {
 		return h
@@ -277,9 +301,25 @@ func (s Schedule) cut() (h time.Duration, cut bool) {
 
 // Polls returns the poll times of the unjittered schedule in increasing
 // order, the first at Start; none is after the horizon. It panics if the
-// schedule is invalid; call Validate first on user input.
+// schedule is invalid; call Validate first on user input. The polls of a
+// wall-clock phase depend on the creation time: Polls gives those of an
+// item created at the Unix epoch, on every boundary; PollsAt gives any.
 func (s Schedule) Polls() []time.Duration {
 	return s.AppendPolls(nil, nil)
+}
+
+// PollsAt returns the poll ages of the unjittered schedule for an item
+// created at the instant created, Unix nanoseconds (UTC). Only wall-clock
+// phases depend on it. It panics if the schedule is invalid.
+func (s Schedule) PollsAt(created int64) []time.Duration {
+	if err := s.validateShape(); err != nil {
+		panic("optimize: " + err.Error())
+	}
+	var out []time.Duration
+	if err := s.walkAt(created, nil, func(t time.Duration) { out = append(out, t) }); err != nil {
+		panic("optimize: " + err.Error())
+	}
+	return out
 }
 
 // AppendPolls appends the poll times to dst and returns the result. With a
@@ -312,6 +352,12 @@ func (s Schedule) AppendPolls(dst []time.Duration, rng Rand) []time.Duration {
 // Unjittered (rng nil), a poll after MaxAge or more than MaxPolls polls
 // is an error, found before the poll is emitted.
 func (s Schedule) walk(rng Rand, emit func(time.Duration)) error {
+	return s.walkAt(0, rng, emit)
+}
+
+// walkAt is walk for an item created at the instant created (Unix ns),
+// which places the polls of wall-clock phases.
+func (s Schedule) walkAt(created int64, rng Rand, emit func(time.Duration)) error {
 	h, cut := s.cut()
 	last := s.Start
 	emit(last)
@@ -319,7 +365,9 @@ func (s Schedule) walk(rng Rand, emit func(time.Duration)) error {
 	j := s.Jitter.sequence(rng)
 	var err error
 	add := func(i int, p *Phase, g time.Duration) bool {
-		g = j.next(g, p.limit())
+		if p.Growth != WallClock {
+			g = j.next(g, p.limit())
+		}
 		switch {
 		case cut && g > h-last:
 			return false
@@ -340,6 +388,14 @@ func (s Schedule) walk(rng Rand, emit func(time.Duration)) error {
 		if p.Growth == Once {
 			if !add(i, p, p.GapAt(1)) {
 				return err
+			}
+			continue
+		}
+		if p.Growth == WallClock {
+			for last < p.Until {
+				if !add(i, p, p.clockGap(created, last)) {
+					return err
+				}
 			}
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +21,11 @@ import (
 //	exp D xF until U            gaps D, D·F, D·F², …
 //	poly D ^E until U           gaps D·1^E, D·2^E, D·3^E, … (attempt k = 1, 2, …)
 //	fib D until U               gaps D·(1, 1, 2, 3, 5, …)
+//	after each P (+O …) until U the next instant O past a multiple of P on
+//	                            the wall clock (UTC): "after each 5m (+2s)
+//	                            until 1h" polls 2 s after :00, :05, …;
+//	                            several offsets poll several times a period;
+//	                            no offset means +0s (see WallClock)
 //	jitter full|equal|decorrelated|±P%   randomise every gap (see Jitter)
 //
 // The growing kinds take an optional "cap C" anywhere after their base gap.
@@ -119,6 +125,13 @@ func (s *Schedule) parseItem(i int, f []string) error {
 		}
 		s.Start = d
 		return nil
+	case "after":
+		p, err := parseClock(f)
+		if err != nil {
+			return err
+		}
+		s.Phases = append(s.Phases, p)
+		return nil
 	case "every", "fixed", "linear", "exp", "poly", "fib":
 		p, err := parsePhase(f)
 		if err != nil {
@@ -128,7 +141,7 @@ func (s *Schedule) parseItem(i int, f []string) error {
 		return nil
 	}
 	if len(f) != 1 {
-		return fmt.Errorf("unknown item; want a gap such as 2s, or every/fixed/linear/exp/poly/fib … until U")
+		return fmt.Errorf("unknown item; want a gap such as 2s, every/fixed/linear/exp/poly/fib … until U, or after each P (+O) until U")
 	}
 	d, err := parseDuration(f[0])
 	if err != nil {
@@ -223,6 +236,54 @@ func parsePhase(f []string) (Phase, error) {
 		return p, errors.New(`poly needs an exponent, e.g. "poly 500ms ^2 cap 30s until 15m"`)
 	}
 	return p, nil
+}
+
+// parseClock parses "after each P [(+O1 +O2 …)] until U".
+func parseClock(f []string) (Phase, error) {
+	p := Phase{Growth: WallClock}
+	const want = `want "after each P (+O) until U", e.g. "after each 5m (+2s) until 1h"`
+	if len(f) < 3 || f[1] != "each" {
+		return p, errors.New(want)
+	}
+	var err error
+	if p.Gap, err = parseDuration(f[2]); err != nil {
+		return p, err
+	}
+	if p.Gap <= 0 {
+		return p, fmt.Errorf("the period must be positive (got %s)", f[2])
+	}
+	rest := f[3:]
+	if len(rest) > 0 && strings.HasPrefix(rest[0], "(") {
+		end := slices.IndexFunc(rest, func(t string) bool { return strings.HasSuffix(t, ")") })
+		if end < 0 {
+			return p, errors.New(`the offsets need a closing ")", e.g. "(+1s +3s)"`)
+		}
+		group := strings.Fields(strings.TrimSuffix(strings.TrimPrefix(strings.Join(rest[:end+1], " "), "("), ")"))
+		if len(group) == 0 {
+			return p, errors.New(`"()" holds no offset: write "(+2s)", or leave it out for +0s`)
+		}
+		for _, t := range group {
+			o, ok := strings.CutPrefix(t, "+")
+			if !ok {
+				return p, fmt.Errorf("offset %q: write it as +D, the time after the boundary, e.g. +2s", t)
+			}
+			d, err := parseDuration(o)
+			if err != nil {
+				return p, err
+			}
+			p.Offsets = append(p.Offsets, d)
+		}
+		rest = rest[end+1:]
+	} else {
+		p.Offsets = []time.Duration{0}
+	}
+	if len(rest) != 2 || rest[0] != "until" {
+		return p, errors.New(want)
+	}
+	if p.Until, err = parseDuration(rest[1]); err != nil {
+		return p, err
+	}
+	return p, p.validateClock()
 }
 
 func parseNumber(s, what string) (float64, error) {
@@ -326,6 +387,18 @@ func (s Schedule) format() string {
 			b.WriteString("poly " + gap + " ^" + strconv.FormatFloat(p.Exponent, 'g', -1, 64))
 		case Fibonacci:
 			b.WriteString("fib " + gap)
+		case WallClock:
+			b.WriteString("after each " + gap)
+			if len(p.Offsets) != 1 || p.Offsets[0] != 0 {
+				b.WriteString(" (")
+				for j, o := range p.Offsets {
+					if j > 0 {
+						b.WriteString(" ")
+					}
+					b.WriteString("+" + FormatDuration(o))
+				}
+				b.WriteString(")")
+			}
 		}
 		if p.Cap > 0 {
 			b.WriteString(" cap " + FormatDuration(p.Cap))
@@ -363,9 +436,10 @@ func (s Schedule) format() string {
 // it makes no poll within the horizon and only sets it: the schedule is
 // then written as explicit gaps (FromPolls), whose horizon is the last
 // poll. A jittered schedule is returned as it is: its phases decide how
-// many jittered gaps each one makes. So is an invalid one.
+// many jittered gaps each one makes. So is an invalid one, and one with a
+// wall-clock phase, whose polls depend on the creation time.
 func (s Schedule) Normalize() Schedule {
-	if s.Jitter.Kind != NoJitter || s.validateShape() != nil {
+	if s.Jitter.Kind != NoJitter || s.Clocked() || s.validateShape() != nil {
 		return s
 	}
 	out := s

@@ -205,7 +205,7 @@ func (s Schedule) Validate() error {
 			return err
 		}
 	}
-	return s.walk(nil, func(time.Duration) {})
+	return s.walk(nil, func(time.Duration) bool { return true })
 }
 
 // validateShape is Validate without the walk through the polls: every
@@ -315,11 +315,15 @@ func (s Schedule) PollsAt(created int64) []time.Duration {
 	if err := s.validateShape(); err != nil {
 		panic("optimize: " + err.Error())
 	}
-	var out []time.Duration
-	if err := s.walkAt(created, nil, func(t time.Duration) { out = append(out, t) }); err != nil {
+	return s.appendPollsAt(nil, created)
+}
+
+// appendPollsAt is PollsAt appending to dst, for a schedule known valid.
+func (s Schedule) appendPollsAt(dst []time.Duration, created int64) []time.Duration {
+	if err := s.walkAt(created, nil, func(t time.Duration) bool { dst = append(dst, t); return true }); err != nil {
 		panic("optimize: " + err.Error())
 	}
-	return out
+	return dst
 }
 
 // AppendPolls appends the poll times to dst and returns the result. With a
@@ -338,7 +342,7 @@ func (s Schedule) AppendPolls(dst []time.Duration, rng Rand) []time.Duration {
 	if err != nil {
 		panic("optimize: " + err.Error())
 	}
-	if err := s.walk(rng, func(t time.Duration) { dst = append(dst, t) }); err != nil {
+	if err := s.walk(rng, func(t time.Duration) bool { dst = append(dst, t); return true }); err != nil {
 		panic("optimize: " + err.Error())
 	}
 	return dst
@@ -350,17 +354,20 @@ func (s Schedule) AppendPolls(dst []time.Duration, rng Rand) []time.Duration {
 // it. When the last phase repeats, the first gap that would end after the
 // horizon ends the schedule (every later poll would be after it too).
 // Unjittered (rng nil), a poll after MaxAge or more than MaxPolls polls
-// is an error, found before the poll is emitted.
-func (s Schedule) walk(rng Rand, emit func(time.Duration)) error {
+// is an error, found before the poll is emitted. The walk stops, with no
+// error, when emit returns false.
+func (s Schedule) walk(rng Rand, emit func(time.Duration) bool) error {
 	return s.walkAt(0, rng, emit)
 }
 
 // walkAt is walk for an item created at the instant created (Unix ns),
 // which places the polls of wall-clock phases.
-func (s Schedule) walkAt(created int64, rng Rand, emit func(time.Duration)) error {
+func (s Schedule) walkAt(created int64, rng Rand, emit func(time.Duration) bool) error {
 	h, cut := s.cut()
 	last := s.Start
-	emit(last)
+	if !emit(last) {
+		return nil
+	}
 	n := 1
 	j := s.Jitter.sequence(rng)
 	var err error
@@ -380,8 +387,7 @@ func (s Schedule) walkAt(created int64, rng Rand, emit func(time.Duration)) erro
 		}
 		last += g
 		n++
-		emit(last)
-		return true
+		return emit(last)
 	}
 	for i := range s.Phases {
 		p := &s.Phases[i]

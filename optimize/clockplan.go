@@ -43,6 +43,10 @@ const clockGrainDivisor = 3000
 // in the period that the offset search places polls at.
 const clockCandidates = 96
 
+// clockEven is the number of instants evenly through the period added to
+// the candidates.
+const clockEven = 32
+
 // PlanClock derives a schedule for items that settle in wall-clock batches
 // of the given period: the age at which polling by age gives way to
 // polling after each boundary, the polls per period and their offsets, and
@@ -55,7 +59,8 @@ const clockCandidates = 96
 // of polls per period m, the offsets minimise the total lag of the items
 // settling after a, exactly over candidate instants (a circular dynamic
 // programme over clockCandidates weighted quantiles of the settle
-// instants' phase, rounded up to a grain of about period/3000); the polls
+// instants' phase, rounded up to a grain of about period/3000, and
+// clockEven instants evenly through the period); the polls
 // they cost every item are counted on td, and the rest of the budget goes
 // to the exact optimum of the age part on d up to a. The best pair's age
 // part is then made Phased, and the whole schedule scored on td; when it
@@ -251,6 +256,11 @@ func (cs *clockSearch) offsets(a time.Duration, m int) ([]time.Duration, float64
 			c = 0
 		}
 		cand = append(cand, c)
+	}
+	// And instants evenly through the period, for items that settle at
+	// any time.
+	for q := range clockEven {
+		cand = append(cand, math.Floor(P*float64(q)/clockEven/g)*g)
 	}
 	slices.Sort(cand)
 	cand = slices.Compact(cand)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/pollfit/pollfit/export"
 	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/app"
 	"github.com/pollfit/pollfit/optimize"
 )
@@ -171,15 +172,15 @@ func inputFlags() []cli.Flag {
 }
 
 func inputOf(c *cli.Context, stderr io.Writer, withBundled bool) (app.Input, error) {
-	unit, err := fit.ParseUnit(c.String("unit"))
+	unit, err := ingest.ParseUnit(c.String("unit"))
 	if err != nil || (c.IsSet("unit") && unit == 0) {
 		return app.Input{}, app.Usagef("--unit %q: want ns, us, ms, s, m, h or d", c.String("unit"))
 	}
-	epoch, err := fit.ParseUnit(c.String("epoch"))
-	if err != nil || epoch > fit.Second || (c.IsSet("epoch") && epoch == 0) {
+	epoch, err := ingest.ParseUnit(c.String("epoch"))
+	if err != nil || epoch > ingest.Second || (c.IsSet("epoch") && epoch == 0) {
 		return app.Input{}, app.Usagef("--epoch %q: want s, ms, us or ns", c.String("epoch"))
 	}
-	negative, err := fit.ParseNegative(c.String("negative"))
+	negative, err := ingest.ParseNegative(c.String("negative"))
 	if err != nil {
 		return app.Input{}, app.Usagef("--negative %v", err)
 	}
@@ -194,7 +195,7 @@ func inputOf(c *cli.Context, stderr io.Writer, withBundled bool) (app.Input, err
 		Paths:          c.StringSlice("input"),
 		Quiet:          c.Bool("quiet"),
 		MinSegmentRows: c.Int("min-segment-rows"),
-		Read: fit.ReadOptions{
+		Read: ingest.ReadOptions{
 			Column:        c.String("column"),
 			Unit:          unit,
 			DropInvalid:   c.Bool("drop-invalid"),
@@ -212,14 +213,14 @@ func inputOf(c *cli.Context, stderr io.Writer, withBundled bool) (app.Input, err
 		},
 	}
 	if s := c.String("observed-at"); s != "" {
-		t, err := fit.ParseTime(s, epoch)
+		t, err := ingest.ParseTime(s, epoch)
 		if err != nil {
 			return app.Input{}, app.Usagef("--observed-at: %v", err)
 		}
 		in.Read.ObservedAt = t
 	}
 	if f, ok := stderr.(*os.File); ok && !in.Quiet {
-		in.Read.Progress = fit.TerminalProgress(f)
+		in.Read.Progress = ingest.TerminalProgress(f)
 	}
 	if withBundled {
 		in.Bundled = &app.Bundled{Name: "julia_ci_job_durations.csv", Data: bundled, Column: "duration_s"}

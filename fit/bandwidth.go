@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pollfit/pollfit/internal/bulk"
 	"gonum.org/v1/gonum/dsp/fourier"
 )
 
@@ -371,10 +372,10 @@ func (s wsample) pairCounts(nb int) sjCounts {
 
 // minMax returns the smallest and largest of x.
 func minMax(x []float64) (lo, hi float64) {
-	if len(x) >= 2*itemChunk {
+	if len(x) >= 2*bulk.ChunkItems {
 		// On all cores: the extremes of the chunks' extremes are exact.
-		parts := make([][2]float64, (len(x)+itemChunk-1)/itemChunk)
-		parallelChunks(len(x), func(k, a, b int) {
+		parts := make([][2]float64, bulk.NumChunks(len(x)))
+		bulk.Chunks(len(x), func(k, a, b int) {
 			l, h := minMax(x[a:b])
 			parts[k] = [2]float64{l, h}
 		})

@@ -9,6 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/internal/bulk"
 )
 
 // Options configures Estimate. The zero value means: Gaussian KDE of ln t
@@ -68,10 +71,15 @@ const (
 	DomainReflect = "reflect"
 )
 
-// ErrOption is returned (wrapped) for an invalid Options or ReadOptions
-// value: a mistake in how the estimate or the read was asked for, not in
-// the data.
-var ErrOption = errors.New("invalid option")
+// Sentinel errors of Estimate; check them with errors.Is.
+var (
+	// ErrOption is returned (wrapped) for an invalid Options value: a
+	// mistake in how the estimate was asked for, not in the data.
+	ErrOption = errors.New("invalid option")
+	// ErrNoRows is returned for a sample with no items, or with no
+	// settled item (all are censored).
+	ErrNoRows = errors.New("no data rows")
+)
 
 // maxFFT caps the FFT grid of the KDE (2^20 cells, 16 MiB per array).
 const maxFFT = 1 << 20
@@ -90,7 +98,7 @@ const maxFFT = 1 << 20
 // Errors: ErrNoRows for an empty sample, ErrOption for bad options, a
 // sample validation error, ErrBandwidth when the bandwidth rule has no
 // answer on the data.
-func Estimate(s *Sample, opt Options) (*Density, error) {
+func Estimate(s *ingest.Sample, opt Options) (*Density, error) {
 	if s.Len() == 0 {
 		return nil, fmt.Errorf("fit: %w", ErrNoRows)
 	}
@@ -115,7 +123,7 @@ func Estimate(s *Sample, opt Options) (*Density, error) {
 			opt.Horizon = 1
 		}
 	}
-	train, test := s, (*Sample)(nil)
+	train, test := s, (*ingest.Sample)(nil)
 	if opt.Holdout > 0 {
 		train, test = split(s, opt.Holdout, opt.Seed)
 	}
@@ -202,7 +210,7 @@ func (d *Density) warn(format string, args ...any) {
 }
 
 // estimate fits the (training) sample with resolved options.
-func estimate(s *Sample, opt Options) (*Density, error) {
+func estimate(s *ingest.Sample, opt Options) (*Density, error) {
 	H := opt.Horizon
 	d := &Density{N: s.Len(), Censored: s.CensoredCount(), Method: opt.Method, Warnings: []string{}, Atoms: []Atom{}}
 	d.Resolution = resolution(s.Times)
@@ -249,7 +257,7 @@ func estimate(s *Sample, opt Options) (*Density, error) {
 		t = s.Times
 		if s.Weights != nil {
 			W := s.TotalWeight()
-			m = makeBig[float64](len(t), len(t))
+			m = bulk.Make[float64](len(t), len(t))
 			for i, w := range s.Weights {
 				m[i] = w / W
 			}
@@ -291,14 +299,14 @@ func estimate(s *Sample, opt Options) (*Density, error) {
 // mass, the distribution is then
 //
 //	F(t) = Σ atoms by t + (1 − A)·F_mix(t).
-func (d *Density) mixture(s *Sample, t, m, cw []float64, k int, opt Options) (*Density, error) {
+func (d *Density) mixture(s *ingest.Sample, t, m, cw []float64, k int, opt Options) (*Density, error) {
 	ms := s
 	var apart []Atom
 	if opt.Atoms == "auto" && len(t) >= AtomMinCount {
 		kept, atoms := d.keptShares(t, m, cw, opt)
 		if len(atoms) > 0 {
 			apart = atoms
-			ms = &Sample{}
+			ms = &ingest.Sample{}
 			for i, v := range t {
 				w := kept[i]
 				if cw != nil {
@@ -471,7 +479,7 @@ func (d *Density) smooth(t, m, cw []float64, opt Options) error {
 		// only for the share left in the smooth part.
 		k := cw
 		if len(atoms) > 0 {
-			k = makeBig[float64](n, n)
+			k = bulk.Make[float64](n, n)
 			for i := range t {
 				k[i] = m2[i] / massOf(m, i, n)
 				if cw != nil {
@@ -513,8 +521,8 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 		if spikes != nil {
 			m = spikes.apply(t, m)
 		}
-		y := makeBig[float64](n, n)
-		parallelChunks(n, func(_, lo, hi int) {
+		y := bulk.Make[float64](n, n)
+		bulk.Chunks(n, func(_, lo, hi int) {
 			for i := lo; i < hi; i++ {
 				y[i] = deround(t[i], delta, i)
 				if logDom {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pollfit/pollfit/export"
 	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/outfile"
 	"github.com/pollfit/pollfit/internal/report"
 )
@@ -31,7 +32,7 @@ type Fit struct {
 // top level, the input's row counts, and one density per segment.
 type fitJSON struct {
 	*fit.Density
-	Input    *fit.Report             `json:"input,omitempty"`
+	Input    *ingest.Report          `json:"input,omitempty"`
 	Segments map[string]*fit.Density `json:"segments,omitempty"`
 }
 

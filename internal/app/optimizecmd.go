@@ -7,6 +7,7 @@ import (
 
 	"github.com/pollfit/pollfit/export"
 	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/optimize"
 )
 
@@ -125,7 +126,7 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 // fromSample fits the sample up to the horizon (from its settle times when
 // not given) and derives the schedule; note says where the horizon came
 // from.
-func (o Optimize) fromSample(sample *fit.Sample) (*optimize.Result, string, error) {
+func (o Optimize) fromSample(sample *ingest.Sample) (*optimize.Result, string, error) {
 	sv, note, err := o.Solve.withHorizon(sample)
 	if err != nil {
 		return nil, "", err

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package fit
+package bulk
 
 import "unsafe"
 

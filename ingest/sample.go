@@ -1,8 +1,10 @@
-package fit
+package ingest
 
 import (
 	"fmt"
 	"slices"
+
+	"github.com/pollfit/pollfit/internal/bulk"
 )
 
 // Sample is a set of observed settle times, one entry per item (row).
@@ -71,16 +73,16 @@ func (s *Sample) pick(keep func(i int) bool, labels bool) *Sample {
 			m++
 		}
 	}
-	out.Times = makeBig[float64](0, m)
+	out.Times = bulk.Make[float64](0, m)
 	if s.Censored != nil {
-		out.Censored = makeBig[bool](0, m)
+		out.Censored = bulk.Make[bool](0, m)
 	}
 	if s.Weights != nil {
-		out.Weights = makeBig[float64](0, m)
+		out.Weights = bulk.Make[float64](0, m)
 	}
 	if labels && s.Segment != nil {
 		out.SegmentNames = s.SegmentNames
-		out.Segment = makeBig[int32](0, m)
+		out.Segment = bulk.Make[int32](0, m)
 	}
 	for i := range s.Times {
 		if !keep(i) {
@@ -166,32 +168,4 @@ func (s *Sample) Validate() error {
 		}
 	}
 	return nil
-}
-
-// SettledQuantile returns the p-quantile (0 ≤ p ≤ 1) of the settle times
-// of the settled items by R's type 7 (Hyndman & Fan 1996; with Weights,
-// the weighted form of wsample.quantiles), and the number of settled
-// items; it is 0, 0
-// when every item is censored. Censored items are left out, not treated
-// as settling at their age: this is the quantile among items that did
-// settle, which a horizon is chosen to cover.
-func (s *Sample) SettledQuantile(p float64) (float64, int) {
-	var ws wsample
-	if s.Censored == nil && s.Weights == nil {
-		ws.x = s.Times
-	} else {
-		for i, t := range s.Times {
-			if s.IsCensored(i) {
-				continue
-			}
-			ws.x = append(ws.x, t)
-			if s.Weights != nil {
-				ws.w = append(ws.w, s.Weights[i])
-			}
-		}
-	}
-	if len(ws.x) == 0 {
-		return 0, 0
-	}
-	return ws.quantiles(p)[0], len(ws.x)
 }

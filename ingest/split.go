@@ -1,9 +1,11 @@
-package fit
+package ingest
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/pollfit/pollfit/internal/bulk"
 )
 
 // Split divides the sample at random into a training part and a held-out
@@ -24,7 +26,7 @@ func (s *Sample) Split(holdout float64, seed uint64) (train, test *Sample) {
 	k := int(math.Round(holdout * float64(n)))
 	// Shuffle the first k positions only (a partial Fisher–Yates): they
 	// are a uniform random k-subset.
-	idx := makeBig[int](n, n)
+	idx := bulk.Make[int](n, n)
 	for i := range idx {
 		idx[i] = i
 	}
@@ -33,7 +35,7 @@ func (s *Sample) Split(holdout float64, seed uint64) (train, test *Sample) {
 		j := i + rng.IntN(n-i)
 		idx[i], idx[j] = idx[j], idx[i]
 	}
-	held := makeBig[bool](n, n)
+	held := bulk.Make[bool](n, n)
 	for _, i := range idx[:k] {
 		held[i] = true
 	}

@@ -1,4 +1,4 @@
-package fit
+package ingest
 
 import (
 	"errors"
@@ -31,6 +31,8 @@ var (
 	ErrBadBin          = errors.New("bad bin")
 	ErrCorrupt         = errors.New("corrupt or truncated file")
 	ErrNoFiles         = errors.New("no input files")
+	// ErrOption is an invalid ReadOptions field (a usage error).
+	ErrOption = errors.New("invalid option")
 )
 
 // ParseError reports bad input at a position. For CSV, Row is the 1-based
@@ -218,7 +220,7 @@ type Report struct {
 	// the whole line; Parquet: the columns in use, when they include
 	// timestamps), when Dedupe is not set. It is exact when
 	// RepeatedExact is true and estimated from a sample of the rows
-	// otherwise (beyond 4,096 distinct rows: see fit/dedupe.go).
+	// otherwise (beyond 4,096 distinct rows: see ingest/dedupe.go).
 	Repeated      int  `json:"repeated,omitempty"`
 	RepeatedExact bool `json:"repeated_exact,omitempty"`
 	// Unit is the unit bare numbers of the duration column (or the bounds

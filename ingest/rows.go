@@ -1,4 +1,4 @@
-package fit
+package ingest
 
 import (
 	"errors"
@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/pollfit/pollfit/internal/bulk"
 )
 
 // role is what a column is used for.
@@ -659,7 +661,7 @@ func (m *merger) reserve(n int) {
 	}
 	c := len(m.s.Times) + n
 	if m.s.Times == nil {
-		m.s.Times = makeBig[float64](0, c)
+		m.s.Times = bulk.Make[float64](0, c)
 	}
 	m.s.Times = regrow(m.s.Times, c)
 	m.s.Censored = regrow(m.s.Censored, c)
@@ -674,7 +676,7 @@ func regrow[E any](s []E, c int) []E {
 	if s == nil || cap(s) >= c {
 		return s
 	}
-	t := makeBig[E](len(s), c)
+	t := bulk.Make[E](len(s), c)
 	copy(t, s)
 	return t
 }
@@ -690,7 +692,7 @@ func (m *merger) add(b *batch) {
 		m.s.Times = append(m.s.Times, b.times...)
 	}
 	if b.cens != nil && m.s.Censored == nil {
-		m.s.Censored = makeBig[bool](n0, cap(m.s.Times))
+		m.s.Censored = bulk.Make[bool](n0, cap(m.s.Times))
 	}
 	if m.s.Censored != nil {
 		if b.cens != nil {
@@ -700,7 +702,7 @@ func (m *merger) add(b *batch) {
 		}
 	}
 	if b.weights != nil && m.s.Weights == nil {
-		m.s.Weights = makeBig[float64](n0, cap(m.s.Times))
+		m.s.Weights = bulk.Make[float64](n0, cap(m.s.Times))
 		for i := range m.s.Weights {
 			m.s.Weights[i] = 1
 		}
@@ -717,7 +719,7 @@ func (m *merger) add(b *batch) {
 	if len(b.seg) > 0 {
 		if m.segIdx == nil {
 			m.segIdx = map[string]int32{}
-			m.s.Segment = makeBig[int32](0, cap(m.s.Times))
+			m.s.Segment = bulk.Make[int32](0, cap(m.s.Times))
 		}
 		m.remap = m.remap[:0]
 		for _, name := range b.segNames {

@@ -1,4 +1,4 @@
-package fit
+package ingest
 
 import (
 	"fmt"
@@ -27,7 +27,7 @@ import (
 // item of a bin is at risk for as long as, on average, the bin's settles.
 // Open bins put all their weight at Lower; point bins put their k items
 // there, and are the only repeated values, which is how the atom test
-// tells a point bin from the spread-out items of the others (Estimate).
+// tells a point bin from the spread-out items of the others (fit.Estimate).
 type BinColumns struct {
 	Lower, Upper, Count, Censored string
 }

@@ -1,4 +1,4 @@
-package fit
+package ingest
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/pollfit/pollfit/internal/bulk"
 )
 
 // pqBatchRows is how many rows the Parquet reader decodes at a time.
@@ -390,7 +391,7 @@ func (r *pqReader) readPlain(f *pqFile, rg int, p *plan, b *batch) (ok bool, err
 	}
 	n := int(f.rowGroup[rg])
 	if b.times == nil {
-		b.times = makeBig[float64](0, n)
+		b.times = bulk.Make[float64](0, n)
 	}
 	dst := b.times[:n]
 	col, err := r.rdr.RowGroup(rg).Column(f.leaf[roleDur])

@@ -1,4 +1,4 @@
-package fit
+package ingest
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,7 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-const ingestDir = "testdata/ingest"
+const ingestDir = "testdata"
 
 func ingestPath(name string) string { return filepath.Join(ingestDir, name) }
 
@@ -28,7 +27,7 @@ var observed = time.Date(2025, 3, 2, 0, 0, 0, 0, time.UTC)
 
 func TestReadInputForms(t *testing.T) {
 	// Every file holds the items 1.5 s, 2 s and 0.25 s (written by hand in
-	// testdata/ingest).
+	// testdata).
 	want := []float64{1.5, 2, 0.25}
 	tests := []struct {
 		name string
@@ -178,7 +177,7 @@ func TestReadStatusCensoringSegments(t *testing.T) {
 	// Without ObservedAt, p3 cannot get an age.
 	span.ObservedAt = time.Time{}
 	_, _, err = Read([]string{path}, span)
-	if want := `testdata/ingest/payments_small.csv: row 4, column "settled_at": pending row without end time or observation time (--observed-at, ReadOptions.ObservedAt)`; err == nil || err.Error() != want {
+	if want := `testdata/payments_small.csv: row 4, column "settled_at": pending row without end time or observation time (--observed-at, ReadOptions.ObservedAt)`; err == nil || err.Error() != want {
 		t.Errorf("without ObservedAt: error %v, want %s", err, want)
 	}
 }
@@ -269,29 +268,29 @@ func TestReadErrors(t *testing.T) {
 		want     string
 	}{
 		{"missing column", []string{d("basic.csv")}, ReadOptions{Column: "wait"}, ErrMissingColumn,
-			`testdata/ingest/basic.csv: row 1, column "wait": column not found; the header has id, settle_s`},
+			`testdata/basic.csv: row 1, column "wait": column not found; the header has id, settle_s`},
 		{"duplicate column", []string{d("duplicate_column.csv")}, col, ErrDuplicateColumn,
-			`testdata/ingest/duplicate_column.csv: row 1, column "settle_s": ambiguous column: fields 2 and 3 of the header both have this name`},
+			`testdata/duplicate_column.csv: row 1, column "settle_s": ambiguous column: fields 2 and 3 of the header both have this name`},
 		{"empty file", []string{d("empty.csv")}, col, ErrNoRows,
-			`testdata/ingest/empty.csv: no data rows: the file is empty`},
+			`testdata/empty.csv: no data rows: the file is empty`},
 		{"header only", []string{d("header_only.csv")}, col, ErrNoRows,
-			`testdata/ingest/header_only.csv: no data rows: the file has a header only`},
+			`testdata/header_only.csv: no data rows: the file has a header only`},
 		{"ragged row", []string{d("ragged.csv")}, col, ErrFieldCount,
-			`testdata/ingest/ragged.csv: row 3: wrong number of fields: want 2, found 1`},
+			`testdata/ragged.csv: row 3: wrong number of fields: want 2, found 1`},
 		{"not a number", []string{d("bad_values.csv")}, col, ErrNotNumber,
-			`testdata/ingest/bad_values.csv: row 3, column "settle_s": not a number or duration: "abc"`},
+			`testdata/bad_values.csv: row 3, column "settle_s": not a number or duration: "abc"`},
 		{"not UTF-8", []string{d("not_utf8.csv")}, ReadOptions{Column: "settle_s", Segment: "method"}, ErrNotUTF8,
-			`testdata/ingest/not_utf8.csv: row 2, column "method": invalid UTF-8: found "m\xffo"`},
+			`testdata/not_utf8.csv: row 2, column "method": invalid UTF-8: found "m\xffo"`},
 		{"unclosed quote", []string{d("unclosed_quote.csv")}, col, ErrQuote,
-			`testdata/ingest/unclosed_quote.csv: row 2: bad quoting: quoted field not closed`},
+			`testdata/unclosed_quote.csv: row 2: bad quoting: quoted field not closed`},
 		{"bare quote", []string{d("bare_quote.csv")}, col, ErrQuote,
-			`testdata/ingest/bare_quote.csv: row 2: bad quoting: bare " in an unquoted field`},
+			`testdata/bare_quote.csv: row 2: bad quoting: bare " in an unquoted field`},
 		{"end before start", []string{d("end_before_start.csv")}, ReadOptions{Start: "created_at", End: "settled_at"}, ErrEndBeforeStart,
-			`testdata/ingest/end_before_start.csv: row 3, column "settled_at": end before start: start 2025-03-01T00:00:10Z, end 2025-03-01T00:00:05Z`},
+			`testdata/end_before_start.csv: row 3, column "settled_at": end before start: start 2025-03-01T00:00:10Z, end 2025-03-01T00:00:05Z`},
 		{"bad timestamp", []string{d("bad_timestamp.csv")}, ReadOptions{Start: "created_at", End: "settled_at"}, ErrBadTimestamp,
-			`testdata/ingest/bad_timestamp.csv: row 2, column "settled_at": bad timestamp: want RFC 3339 like 2006-01-02T15:04:05Z, found "yesterday"`},
+			`testdata/bad_timestamp.csv: row 2, column "settled_at": bad timestamp: want RFC 3339 like 2006-01-02T15:04:05Z, found "yesterday"`},
 		{"glob matching nothing", []string{d("nothing*.csv")}, col, ErrNoFiles,
-			`no input files: pattern "testdata/ingest/nothing*.csv" matches no file`},
+			`no input files: pattern "testdata/nothing*.csv" matches no file`},
 		{"parquet missing column", []string{pq}, ReadOptions{Column: "wait"}, ErrMissingColumn,
 			pq + `, column "wait": column not found; the file has settle_s, wait_ms, age, created_at, settled_at, status, method`},
 		{"parquet wrong type", []string{pq}, ReadOptions{Column: "created_at"}, ErrWrongType,
@@ -614,63 +613,6 @@ func TestReadWarnsUnmatchedStatus(t *testing.T) {
 	_, rep, err = ReadCSV(strings.NewReader(in), "x.csv", ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}, ExcludeStatus: []string{"failed"}})
 	if err != nil || len(rep.Warnings) != 0 || rep.Censored != 1 || rep.Excluded != 1 {
 		t.Errorf("matching statuses: warnings %q, censored %d, excluded %d, err %v", rep.Warnings, rep.Censored, rep.Excluded, err)
-	}
-}
-
-// TestBinnedFit: the payments fixture in 1 s bins (a GROUP BY floor(t)),
-// plus a point bin of instant settles, fits like the raw rows: no atoms
-// made of the bins' spread-out items, the point bin as an atom, the
-// log-domain bandwidth within 25 % of the raw rows' (SJ on both), and the
-// sample size the number of items, not of bins.
-func TestBinnedFit(t *testing.T) {
-	raw, _, err := Read([]string{"../fixtures/payments.csv"}, ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})
-	if err != nil {
-		t.Skip("fixtures/payments.csv:", err)
-	}
-	type bin struct{ count, cens float64 }
-	bins := map[float64]*bin{}
-	for i, v := range raw.Times {
-		b := bins[math.Floor(v)]
-		if b == nil {
-			b = &bin{}
-			bins[math.Floor(v)] = b
-		}
-		b.count++
-		if raw.IsCensored(i) {
-			b.cens++
-		}
-	}
-	var csvText strings.Builder
-	csvText.WriteString("lower,upper,count,censored\n")
-	for _, lo := range slices.Sorted(maps.Keys(bins)) {
-		fmt.Fprintf(&csvText, "%g,%g,%g,%g\n", lo, lo+1, bins[lo].count, bins[lo].cens)
-	}
-	// And 500 instant settles as a point bin.
-	s, _, err := ReadCSV(strings.NewReader(csvText.String()+"0,0,500,0\n"), "binned.csv", ReadOptions{Binned: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, dom := range []string{DomainLog, DomainLinear} {
-		d, err := Estimate(s, Options{Domain: dom})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Estimate(raw, Options{Domain: dom, Bandwidth: BandwidthSJ})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(d.Atoms) != 1 || d.Atoms[0].T != 0 || math.Abs(d.Atoms[0].Mass-500.0/20500) > 1e-3 {
-			t.Errorf("%s: atoms %v, want only the point bin at 0 (mass %.4f)", dom, d.Atoms, 500.0/20500)
-		}
-		if d.N != 20500 || d.Censored != 216 || d.BandwidthRule != BandwidthSJ {
-			t.Errorf("%s: n %d, censored %d, rule %s; want 20500, 216, sj", dom, d.N, d.Censored, d.BandwidthRule)
-		}
-		// 1 s bins are far narrower than the log-domain kernel (0.085 in
-		// ln t is 5 s at the 60 s spike) but not than the linear one
-		// (0.02 s): compare the log domain only.
-		if ratio := d.Bandwidth / r.Bandwidth; dom == DomainLog && (ratio < 0.75 || ratio > 1.25) {
-			t.Errorf("%s: bandwidth %.4g binned, %.4g raw", dom, d.Bandwidth, r.Bandwidth)
-		}
 	}
 }
 

@@ -328,8 +328,8 @@ func MaxLikelihood(family string, s *ingest.Sample) (*Dist, error) {
 		}
 		return -logLik(d, s, zeroCell) / wAll
 	}
-	x, f := nelderMead(nll, x0, 0.5)
-	x, f = nelderMead(nll, x, 0.05) // restart: guards against a collapsed simplex
+	x, _ := nelderMead(nll, x0, 0.5)
+	x, f := nelderMead(nll, x, 0.05) // restart: guards against a collapsed simplex
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return nil, fmt.Errorf("fit: %s maximum likelihood failed to converge", family)
 	}

@@ -99,7 +99,7 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 	var src io.Reader = br
 	gzipped := false
 	if magic, _ := br.Peek(4); string(magic) == "PAR1" {
-		return &ParseError{File: name, RowGroup: -1, Err: errors.New("Parquet data read as CSV: give Parquet as a file named *.parquet or *.pq (not on stdin)")}
+		return &ParseError{File: name, RowGroup: -1, Err: errors.New("this is Parquet data, not CSV: give Parquet as a file named *.parquet or *.pq (not on stdin)")}
 	}
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(br)

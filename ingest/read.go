@@ -238,13 +238,6 @@ func (r *Report) warn(format string, args ...any) {
 	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
 }
 
-func (r *Report) drop(reason string) {
-	if r.Dropped == nil {
-		r.Dropped = map[string]int{}
-	}
-	r.Dropped[reason]++
-}
-
 // DroppedTotal returns the number of dropped rows, all reasons together.
 func (r *Report) DroppedTotal() int {
 	n := 0
@@ -281,27 +274,4 @@ func (r *Report) String() string {
 		b.WriteString(")")
 	}
 	return b.String()
-}
-
-// add merges the counts of o into r.
-func (r *Report) add(o *Report) {
-	r.Read += o.Read
-	r.Used += o.Used
-	r.Censored += o.Censored
-	r.Excluded += o.Excluded
-	r.Files += o.Files
-	r.Items += o.Items
-	if o.Zeroed > 0 {
-		r.Lowest = min(r.Lowest, o.Lowest)
-		if r.Zeroed == 0 {
-			r.Lowest = o.Lowest
-		}
-		r.Zeroed += o.Zeroed
-	}
-	for k, v := range o.Dropped {
-		if r.Dropped == nil {
-			r.Dropped = map[string]int{}
-		}
-		r.Dropped[k] += v
-	}
 }

@@ -646,7 +646,7 @@ func TestReadMistakenInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = ReadCSV(bytes.NewReader(pq), "stdin", ReadOptions{Column: "settle_s"})
-	if want := "stdin: Parquet data read as CSV: give Parquet as a file named *.parquet or *.pq (not on stdin)"; err == nil || err.Error() != want {
+	if want := "stdin: this is Parquet data, not CSV: give Parquet as a file named *.parquet or *.pq (not on stdin)"; err == nil || err.Error() != want {
 		t.Errorf("Parquet on stdin: %v", err)
 	}
 	empty := filepath.Join(t.TempDir(), "e.csv.gz")

@@ -22,6 +22,7 @@ import (
 	"github.com/pollfit/pollfit/fit"
 	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/app"
+	"github.com/pollfit/pollfit/internal/outfile"
 	"github.com/pollfit/pollfit/optimize"
 )
 
@@ -32,6 +33,8 @@ import (
 var bundled []byte
 
 func main() {
+	// A run stopped by ^C or kill leaves no temporary output files.
+	outfile.RemoveTempsOnSignal()
 	if err := run(os.Args, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintf(os.Stderr, "pollfit: %v\n", err)
 		os.Exit(exitCode(err))

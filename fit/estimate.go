@@ -22,8 +22,8 @@ type Options struct {
 	// the sample (censored ones included). Mass beyond it is the stuck
 	// share.
 	Horizon float64
-	// Grid is the number of grid points of the result (≥ 3); 0 means
-	// DefaultGrid.
+	// Grid is the number of grid points of the result, from 16 to
+	// MaxGrid; 0 means DefaultGrid.
 	Grid int
 	// Method is "kde" (the default when empty), "histogram", a
 	// parametric family fitted by maximum likelihood: "lognormal",
@@ -32,9 +32,11 @@ type Options struct {
 	// components chosen by BIC, "lognormal-mixture:K" with K of them.
 	Method string
 	// Bandwidth is the KDE bandwidth rule: "silverman", "scott", "sj",
-	// "isj" (empty means DefaultBandwidth), or a positive number used as
-	// the bandwidth in the domain's units (ln s in the log domain,
-	// seconds otherwise).
+	// "isj" (empty means DefaultBandwidth), or a positive number up to
+	// MaxBandwidth used as the bandwidth in the domain's units (ln s in
+	// the log domain, seconds otherwise); Estimate refuses a number more
+	// than maxBandwidthSpans times the spread of the data, which would
+	// leave nothing of the data in the density.
 	Bandwidth string
 	// Domain is where the kernel smooths: "log" (KDE of ln t mapped back
 	// by f(t) = g(ln t)/t; times equal to 0 become an atom at 0),
@@ -53,6 +55,22 @@ type Options struct {
 	// splits.
 	Seed uint64
 }
+
+// Bounds of Options.
+const (
+	// MaxGrid bounds Options.Grid: each grid point holds five float64
+	// values (t, pdf, CDF, survival, hazard), 40 MB at MaxGrid.
+	MaxGrid = 1 << 20
+	// MaxBandwidth bounds a numeric Options.Bandwidth: wider kernels
+	// overflow the KDE's arithmetic (1e308 gave a NaN CDF), and no settle
+	// times span 10⁹ s (31 years) or 10⁹ in ln s.
+	MaxBandwidth = 1e9
+	// maxBandwidthSpans bounds a numeric bandwidth by the data: a kernel
+	// ten times wider than the range of the values is a flat density
+	// whose mass lies mostly outside the data (half the payments
+	// fixture's mass went below its least value at 10¹²).
+	maxBandwidthSpans = 10
+)
 
 // Defaults used for the zero Options.
 const (
@@ -158,8 +176,8 @@ func (o Options) resolve() (Options, error) {
 	if o.Grid == 0 {
 		o.Grid = DefaultGrid
 	}
-	if o.Grid < 16 {
-		return o, fmt.Errorf("%w: grid %d: want at least 16 points", ErrOption, o.Grid)
+	if o.Grid < 16 || o.Grid > MaxGrid {
+		return o, fmt.Errorf("%w: grid %d: want 16 to %d points", ErrOption, o.Grid, MaxGrid)
 	}
 	o.Method = strings.ToLower(o.Method)
 	if o.Method == "" {
@@ -192,8 +210,8 @@ func (o Options) resolve() (Options, error) {
 	switch strings.ToLower(o.Bandwidth) {
 	case BandwidthSilverman, "nrd0", BandwidthScott, "nrd", BandwidthSJ, "sj-ste", BandwidthISJ:
 	default:
-		if v, err := strconv.ParseFloat(o.Bandwidth, 64); err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return o, fmt.Errorf("%w: bandwidth %q (want silverman, scott, sj, isj or a positive number)", ErrOption, o.Bandwidth)
+		if v, err := strconv.ParseFloat(o.Bandwidth, 64); err != nil || !(v > 0) || v > MaxBandwidth {
+			return o, fmt.Errorf("%w: bandwidth %q (want silverman, scott, sj, isj or a positive number up to %g)", ErrOption, o.Bandwidth, float64(MaxBandwidth))
 		}
 	}
 	if !(o.Holdout >= 0 && o.Holdout < 1) {
@@ -602,6 +620,14 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 	}
 
 	ylo, yhi := minMax(ws.x)
+	if d.BandwidthRule == "fixed" && yhi > ylo && h > maxBandwidthSpans*(yhi-ylo) {
+		unit := "s"
+		if logDom {
+			unit = "ln s"
+		}
+		return fmt.Errorf("%w: bandwidth %g %s is more than %d times the spread of the data (%.4g to %.4g %s): the density would be flat, its mass mostly outside the data; give a smaller bandwidth or a rule such as isj",
+			ErrOption, h, unit, maxBandwidthSpans, ylo, yhi, unit)
+	}
 	var top float64
 	switch {
 	case logDom:

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/internal/outfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -418,34 +419,19 @@ func drawPlots(ps []*plot.Plot, c draw.Canvas) {
 func writePlots(ps []*plot.Plot, path, ext string) error {
 	w, h := plotWidth, plotHeight
 	var c draw.Canvas
-	var save func(f *os.File) error
+	var save func(w io.Writer) error
 	if ext == ".svg" {
 		sc := vgsvg.New(w, h)
 		c = draw.New(sc)
-		save = func(f *os.File) error { _, err := sc.WriteTo(f); return err }
+		save = func(w io.Writer) error { _, err := sc.WriteTo(w); return err }
 	} else {
 		ic := vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
 		c = draw.New(ic)
-		save = func(f *os.File) error { _, err := ic.WriteTo(f); return err }
+		save = func(w io.Writer) error { _, err := ic.WriteTo(w); return err }
 	}
 	drawPlots(ps, c)
-	f, err := os.CreateTemp(filepath.Dir(path), ".plot-*"+ext)
-	if err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	tmp := f.Name()
-	_ = f.Chmod(0o644) // CreateTemp makes 0600; a plot is for sharing
-	if err := save(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("plot %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("plot %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	// outfile: whole or not at all, temporary files removed on SIGINT.
+	if err := outfile.Write(path, nil, save); err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	return nil

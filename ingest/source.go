@@ -87,6 +87,22 @@ func Read(paths []string, opt ReadOptions) (*Sample, *Report, error) {
 	return m.finish(strings.Join(paths, ", "), p)
 }
 
+// Files returns the files Read would read for paths, in the order it
+// would read them: globs and directories expanded, "-" for standard
+// input kept as it is. Its errors are Read's (ErrNoFiles for a path that
+// names nothing).
+func Files(paths []string) ([]string, error) {
+	ins, err := expand(paths)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(ins))
+	for i, in := range ins {
+		out[i] = in.path
+	}
+	return out, nil
+}
+
 func readCSVInput(in input, p *plan, bar *progress, m *merger) error {
 	if in.path == "-" {
 		return readCSV(bar.reader(os.Stdin), "stdin", -1, p, nil, m)

@@ -281,6 +281,9 @@ func (c Compare) Run(stdout, stderr io.Writer) error {
 	if err := checkHoldout(c.Holdout); err != nil {
 		return err
 	}
+	if err := checkDraws(c.Draws); err != nil {
+		return err
+	}
 	ages, labels, err := ParseAges(c.Ages)
 	if err != nil {
 		return err

@@ -192,21 +192,62 @@ func SplitList(s string) []string {
 	return out
 }
 
-// checkOutputs fails early, before any reading or fitting, when an output
-// file's directory is missing or a plot file is neither .png nor .svg.
-func checkOutputs(out string, plots ...string) error {
-	if err := outfile.CheckDir(out); err != nil {
-		return err
+// outputs are the files a command writes, and the files it reads, so that
+// check can refuse before any reading or fitting what would fail or
+// destroy data after it.
+type outputs struct {
+	Out    string   // --output; "" or "-" for stdout
+	Plots  []string // --plot files (per-segment plots are named after them)
+	Inputs []string // --input paths (globs, directories), as given
+	Files  []string // other files read: --density, --schedule, --template
+}
+
+// check fails when an output file cannot be written (its directory is
+// missing, or it is a directory), when it is one of the input files (fit
+// -i d.csv -o d.csv overwrote the data with JSON), when two outputs are
+// one file, or when a plot file is neither .png nor .svg.
+func (o outputs) check() error {
+	type named struct{ flag, path string }
+	var outs []named
+	if o.Out != "" && o.Out != "-" {
+		outs = append(outs, named{"--output", o.Out})
 	}
-	for _, p := range plots {
+	for _, p := range o.Plots {
 		if p == "" {
 			continue
 		}
 		if ext := strings.ToLower(filepath.Ext(p)); ext != ".png" && ext != ".svg" {
 			return Usagef("--plot %s: want a .png or .svg file", p)
 		}
-		if err := outfile.CheckDir(p); err != nil {
-			return err
+		outs = append(outs, named{"--plot", p})
+	}
+	if len(outs) == 0 {
+		return nil
+	}
+	for _, w := range outs {
+		if err := outfile.CheckDir(w.path); err != nil {
+			return &UsageError{fmt.Errorf("%s: %w", w.flag, err)}
+		}
+	}
+	// Read's own expansion: a file matched by a glob or found in a
+	// directory is an input too. Paths that name nothing fail later,
+	// when they are read, with Read's error.
+	inputs := slices.Clone(o.Files)
+	for _, p := range o.Inputs {
+		if files, err := ingest.Files([]string{p}); err == nil {
+			inputs = append(inputs, files...)
+		}
+	}
+	for i, w := range outs {
+		for _, in := range inputs {
+			if outfile.SameFile(w.path, in) {
+				return Usagef("%s %s is also an input file (%s): writing it would destroy the data; choose another output file", w.flag, w.path, in)
+			}
+		}
+		for _, v := range outs[:i] {
+			if outfile.SameFile(w.path, v.path) || filepath.Clean(w.path) == filepath.Clean(v.path) {
+				return Usagef("%s and %s both name %s: choose two files", v.flag, w.flag, w.path)
+			}
 		}
 	}
 	return nil

@@ -24,7 +24,7 @@ type Optimize struct {
 // Run derives the schedule and writes it as the JSON document that export
 // --lang json writes.
 func (o Optimize) Run(stdout, stderr io.Writer) error {
-	if err := checkOutputs(o.Out); err != nil {
+	if err := (outputs{Out: o.Out, Inputs: o.Input.Paths, Files: []string{o.Density}}).check(); err != nil {
 		return err
 	}
 	if err := o.Fit.Check(); err != nil {

@@ -57,7 +57,7 @@ type section struct {
 
 // Run fits, derives and scores, and prints the plan.
 func (p Plan) Run(stdout, stderr io.Writer) error {
-	if err := checkOutputs(p.Out, p.Plot); err != nil {
+	if err := (outputs{Out: p.Out, Plots: []string{p.Plot}, Inputs: p.Input.Paths}).check(); err != nil {
 		return err
 	}
 	if err := p.Fit.Check(); err != nil {

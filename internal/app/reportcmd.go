@@ -68,11 +68,14 @@ const maxReportSteps = 40
 
 // Run fits, derives, compares and sweeps each part, and writes the page.
 func (r Report) Run(stdout, stderr io.Writer) error {
-	if err := checkOutputs(r.Out); err != nil {
+	if err := (outputs{Out: r.Out, Inputs: r.Input.Paths}).check(); err != nil {
 		return err
 	}
 	if err := r.Fit.Check(); err != nil {
 		return &UsageError{err}
+	}
+	if err := checkDraws(r.Draws); err != nil {
+		return err
 	}
 	if err := r.Solve.check(); err != nil {
 		return err

@@ -167,9 +167,10 @@ func inputFlags() []cli.Flag {
 		&cli.IntFlag{Name: "min-segment-rows", Value: app.DefaultMinSegmentRows, Usage: "fold segments with fewer rows into \"other\""},
 		&cli.BoolFlag{Name: "binned", Usage: "rows are bins: lower, upper, count[, censored] (see docs/scale.md)"},
 		&cli.StringFlag{Name: "delimiter", Value: ",", Usage: "CSV field delimiter"},
-		&cli.BoolFlag{Name: "drop-invalid", Usage: "drop rows with empty, non-numeric, infinite or negative values (counted per reason on stderr) instead of failing"},
+		&cli.BoolFlag{Name: "drop-invalid", Usage: "drop rows with empty, non-numeric, infinite, out-of-range or negative values (counted per reason on stderr) instead of failing"},
 		&cli.StringFlag{Name: "negative", Value: "error", Usage: "negative durations and ends before starts (clock skew): error, drop, or zero (set them to 0); counted on stderr"},
 		&cli.StringFlag{Name: "dedupe", Usage: "keep the first row of each value of the id `COLUMN`, drop later ones (counted on stderr)"},
+		&cli.IntFlag{Name: "max-rows", Usage: "fail when the input has more than `N` rows (bins with --binned)", DefaultText: "what the memory available holds at 16 bytes a row"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "do not report row counts and progress on stderr"},
 	})
 }
@@ -213,7 +214,11 @@ func inputOf(c *cli.Context, stderr io.Writer, withBundled bool) (app.Input, err
 			ExcludeStatus: app.SplitList(c.String("exclude-status")),
 			Segment:       c.String("segment"),
 			Binned:        c.Bool("binned"),
+			MaxRows:       c.Int("max-rows"),
 		},
+	}
+	if c.IsSet("max-rows") && in.Read.MaxRows <= 0 {
+		return app.Input{}, app.Usagef("--max-rows %d: want a number of rows ≥ 1 (leave it out for what memory holds)", in.Read.MaxRows)
 	}
 	if s := c.String("observed-at"); s != "" {
 		t, err := ingest.ParseTime(s, epoch)

@@ -123,6 +123,10 @@ var cliCases = []struct {
 	{"issue15_bad_epoch", "fit|-i|testdata/issue15/epoch_ms.csv|--start|created_ms|--end|settled_ms|--epoch|m", 2},
 	// Issue 18: refused before any reading (no "read … rows" line), exit 2.
 	{"issue18_draws_negative", "evaluate|-i|fixtures/payments.csv|-c|settle_s|-s|every 1s until 1m jitter ±10%|--draws|-1", 2},
+	{"issue18_max_rows_zero", "fit|-i|fixtures/payments.csv|-c|settle_s|--max-rows|0", 2},
+	{"issue18_max_rows", "fit|-i|fixtures/payments.csv|-c|settle_s|--max-rows|1000", 1},
+	{"issue18_timestamp_range", "fit|-i|testdata/issue18_timestamps.csv|--start|created_at|--end|settled_at|-q", 1},
+	{"issue18_timestamp_range_dropped", "fit|-i|testdata/issue18_timestamps.csv|--start|created_at|--end|settled_at|--drop-invalid|-o|/dev/null", 0},
 	{"issue18_grid_huge", "fit|-i|fixtures/payments.csv|-c|settle_s|--grid|100000000", 2},
 	{"issue18_bandwidth_huge", "fit|-i|fixtures/payments.csv|-c|settle_s|--bandwidth|1e308", 2},
 	{"issue18_bandwidth_wider_than_data", "fit|-i|fixtures/payments.csv|-c|settle_s|--bandwidth|1000|-q|-o|/dev/null", 2},

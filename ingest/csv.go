@@ -23,6 +23,10 @@ import (
 // hit every chunk boundary.
 var chunkSize = 1 << 21
 
+// maxGuess bounds the rows the CSV reader reserves room for from the
+// input's size (1 GB of times): beyond it the sample grows as rows come.
+const maxGuess = 1 << 27
+
 // maxRecord bounds one CSV record (a quoted field may hold line breaks),
 // so that a stray quote fails instead of reading the whole input into one
 // field.
@@ -61,7 +65,7 @@ func ReadCSV(r io.Reader, name string, opt ReadOptions) (*Sample, *Report, error
 			size = st.Size()
 		}
 	}
-	var m merger
+	m := merger{memLimit: p.memLimit}
 	if err := readCSV(r, name, size, p, nil, &m); err != nil {
 		return nil, nil, err
 	}
@@ -144,6 +148,10 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 		hdrEnd = len(data)
 	}
 	hdr := bytes.TrimPrefix(data[:hdrEnd], []byte("\ufeff"))
+	if line := bytes.TrimSuffix(bytes.TrimSuffix(hdr, []byte{'\n'}), []byte{'\r'}); bytes.IndexByte(line, '\r') >= 0 && bytes.IndexByte(line, '"') < 0 {
+		// Classic Mac OS line ends: the first line would be the file.
+		return &ParseError{File: name, Row: 1, RowGroup: -1, Err: fmt.Errorf("%w (the first line holds a carriage return that no line feed follows): convert them to LF, e.g. tr '\\r' '\\n' < in.csv > out.csv", ErrLineEnds)}
+	}
 	var w csvWorker
 	w.f = f
 	fields, _, err := w.splitQuoted(hdr, true)
@@ -153,7 +161,7 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 	header := make([]string, len(fields))
 	for i, fl := range fields {
 		if !utf8.Valid(fl) {
-			return &ParseError{File: name, Row: 1, RowGroup: -1, Err: fmt.Errorf("%w in the header: found %q", ErrNotUTF8, fl)}
+			return &ParseError{File: name, Row: 1, RowGroup: -1, Err: fmt.Errorf("%w in the header: found %s", ErrNotUTF8, quote(fl))}
 		}
 		header[i] = string(trimSpace(fl))
 	}
@@ -169,9 +177,19 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 	headerLines := bytes.Count(data[:hdrEnd], []byte{'\n'})
 	rest := data[hdrEnd:]
 	if size > 0 && !gzipped && len(rest) > 0 {
-		// Guess the row count from the first block to size the sample once.
+		// Guess the row count from the first block to size the sample
+		// once; no more than the rows allowed, nor than rows of 2 bytes
+		// (a digit and a line break) fill: a sparse 50 GB file whose
+		// first block held short rows asked for 29.5 G entries.
 		perRow := float64(len(rest)) / float64(bytes.Count(rest, []byte{'\n'})+1)
-		m.reserve(int(1.1*float64(size-int64(hdrEnd))/perRow) + 1024)
+		guess := min(1.1*float64(size-int64(hdrEnd))/perRow+1024, float64(size)/2+1, maxGuess)
+		if p.maxRows > 0 {
+			guess = min(guess, float64(p.maxRows-m.rep.Read+1))
+		}
+		if m.memLimit > 0 {
+			guess = min(guess, float64(m.memLimit/BytesPerRow))
+		}
+		m.reserve(int(guess))
 	}
 	if eof && len(bytes.TrimSpace(rest)) == 0 {
 		return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: the file has a header only", ErrNoRows)}
@@ -218,11 +236,7 @@ func (f *csvFile) layout(header []string, part map[string]string) error {
 			if r == roleCensCount && f.p.opt.Bins.Censored == "" {
 				continue // the default censored column is optional
 			}
-			have := strings.Join(header, ", ")
-			for k := range part {
-				have += ", " + k + " (partition)"
-			}
-			return &ParseError{File: f.name, Row: 1, RowGroup: -1, Column: name, Err: fmt.Errorf("%w; the header has %s", ErrMissingColumn, have)}
+			return &ParseError{File: f.name, Row: 1, RowGroup: -1, Column: name, Err: fmt.Errorf("%w; the header has %s", ErrMissingColumn, listColumns(header, part))}
 		}
 		if j := slices.Index(header[idx+1:], name); j >= 0 {
 			return &ParseError{File: f.name, Row: 1, RowGroup: -1, Column: name, Err: fmt.Errorf("%w: fields %d and %d of the header both have this name", ErrDuplicateColumn, idx+1, idx+j+2)}
@@ -337,7 +351,11 @@ func (f *csvFile) parse(src io.Reader, first []byte, eof bool, headerLines int, 
 			if cut == 0 && !eof {
 				// One record is longer than the buffer: grow it.
 				if len(cur.buf) >= maxRecord {
-					cur.err = &ParseError{File: f.name, RowGroup: -1, Err: fmt.Errorf("%w: a record is longer than %d bytes (unclosed quote?)", ErrQuote, maxRecord)}
+					why := "unclosed quote?"
+					if bytes.IndexByte(data, '\n') < 0 && bytes.IndexByte(data, '\r') >= 0 {
+						why = ErrLineEnds.Error() + "?"
+					}
+					cur.err = &ParseError{File: f.name, RowGroup: -1, Err: fmt.Errorf("%w: a record is longer than %d bytes (%s)", ErrQuote, maxRecord, why)}
 					close(cur.done)
 					order <- cur
 					return
@@ -387,9 +405,15 @@ func (f *csvFile) parse(src io.Reader, first []byte, eof bool, headerLines int, 
 				e := j.b.err
 				e.File, e.Row = f.name, line+e.Row
 				firstErr = e
-				m.add(&j.b) // rows before the error still count
+				j.b.file, j.b.base, j.b.rowGroup = f.name, line, -1
+				_ = m.add(&j.b) // rows before the error still count
 			default:
-				m.add(&j.b)
+				j.b.file, j.b.base, j.b.rowGroup = f.name, line, -1
+				if err := m.add(&j.b); err != nil {
+					firstErr = &ParseError{File: f.name, Row: line + 1, RowGroup: -1, Err: err}
+				} else if f.p.maxRows > 0 && m.rep.Read > f.p.maxRows {
+					firstErr = f.p.tooManyRows(f.name, int64(m.rep.Read))
+				}
 				line += j.b.lines
 			}
 			if firstErr != nil {
@@ -491,7 +515,7 @@ func (w *csvWorker) fast(data []byte, b *batch) {
 		}
 		if nf := col + 1 + bytes.Count(rest, []byte{delim}); ragged || nf != f.ncols {
 			b.read++
-			err := fmt.Errorf("%w: want %d, found %d", ErrFieldCount, f.ncols, nf)
+			err := fieldCountError(f.ncols, nf, rec)
 			if p.opt.DropInvalid {
 				b.dropped[reasonFields]++
 				continue
@@ -499,12 +523,22 @@ func (w *csvWorker) fast(data []byte, b *batch) {
 			w.fail(b, line, -1, err)
 			return
 		}
+		b.at = line
 		if r, err := p.row(b, &w.cells); err != nil {
 			w.fail(b, line, r, err)
 			return
 		}
 	}
 	b.lines = line
+}
+
+// fieldCountError is ErrFieldCount for a record of found fields, want
+// wanted; a carriage return inside it says the lines may end in CR only.
+func fieldCountError(want, found int, rec []byte) error {
+	if bytes.IndexByte(bytes.TrimSuffix(rec, []byte{'\r'}), '\r') >= 0 {
+		return fmt.Errorf("%w: want %d, found %d; the record holds a carriage return: do some %v?", ErrFieldCount, want, found, ErrLineEnds)
+	}
+	return fmt.Errorf("%w: want %d, found %d", ErrFieldCount, want, found)
 }
 
 // quoted parses records that may hold quoted fields, RFC 4180 style.
@@ -536,7 +570,7 @@ func (w *csvWorker) quoted(data []byte, b *batch) {
 		}
 		if len(fields) != f.ncols {
 			b.read++
-			err := fmt.Errorf("%w: want %d, found %d", ErrFieldCount, f.ncols, len(fields))
+			err := fieldCountError(f.ncols, len(fields), rec)
 			if p.opt.DropInvalid {
 				b.dropped[reasonFields]++
 				continue
@@ -547,6 +581,7 @@ func (w *csvWorker) quoted(data []byte, b *batch) {
 		for _, nc := range f.need {
 			w.cells[nc.role] = cell{kind: cellText, b: fields[nc.idx]}
 		}
+		b.at = start
 		if r, err := p.row(b, &w.cells); err != nil {
 			w.fail(b, start, r, err)
 			return

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -92,7 +91,14 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 			rows += n
 		}
 	}
-	m.reserve(int(rows))
+	// The footers' row counts size the sample: refuse, before asking for
+	// the memory, more than may be read or memory holds.
+	if p.maxRows > 0 && int64(m.rep.Read)+rows > int64(p.maxRows) {
+		return p.tooManyRows(ins[0].path, int64(m.rep.Read)+rows)
+	}
+	if err := m.ensure(int(rows), nil); err != nil {
+		return &ParseError{File: ins[0].path, RowGroup: -1, Err: err}
+	}
 	if rows == 0 && !multi {
 		return &ParseError{File: ins[0].path, RowGroup: -1, Err: fmt.Errorf("%w: the file has no rows", ErrNoRows)}
 	}
@@ -151,7 +157,10 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 			e.File, e.RowGroup = f.in.path, u.rg
 			firstErr = e
 		default:
-			m.add(&u.b)
+			u.b.file, u.b.rowGroup = f.in.path, u.rg
+			if err := m.add(&u.b); err != nil {
+				firstErr = &ParseError{File: f.in.path, RowGroup: u.rg, Err: err}
+			}
 			u.b = batch{}
 			if n := f.rowGroup[u.rg]; n > 0 {
 				total := int64(0)
@@ -171,19 +180,33 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 
 // openParquetLayout reads a file's footer and finds the columns in use.
 func openParquetLayout(in input, p *plan) (f *pqFile, err error) {
-	rdr, err := openParquet(in.path)
+	rdr, err := openParquet(in.path, in.size)
 	if err != nil {
 		return nil, err
 	}
 	defer rdr.Close()
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	rg := -1 // the row group being looked at, for errors
+	defer func() {
+		if x := recover(); x != nil {
+			f, err = nil, &ParseError{File: in.path, RowGroup: rg, Err: fmt.Errorf("%w: %v", ErrCorrupt, x)}
+		}
+	}()
+	fr, err := pqarrow.NewFileReader(rdr.Reader, pqarrow.ArrowReadProperties{}, rdr.alloc)
 	if err != nil {
 		return nil, &ParseError{File: in.path, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
 	}
 	f = &pqFile{in: in}
-	for rg := range rdr.NumRowGroups() {
-		f.rowGroup = append(f.rowGroup, rdr.MetaData().RowGroup(rg).NumRows())
+	// The footer's counts size the sample: check them before they are
+	// trusted. A row count below 0 made slicing panic.
+	for rg = range rdr.NumRowGroups() {
+		md := rdr.MetaData().RowGroup(rg)
+		n := md.NumRows()
+		if n < 0 {
+			return nil, &ParseError{File: in.path, RowGroup: rg, Err: fmt.Errorf("%w: the footer gives the row group %d rows", ErrCorrupt, n)}
+		}
+		f.rowGroup = append(f.rowGroup, n)
 	}
+	rg = -1
 	var names []string
 	for _, sf := range fr.Manifest.Fields {
 		names = append(names, sf.Field.Name)
@@ -204,11 +227,7 @@ func openParquetLayout(in input, p *plan) (f *pqFile, err error) {
 			if role(r) == roleCensCount && p.opt.Bins.Censored == "" {
 				continue
 			}
-			have := strings.Join(names, ", ")
-			for k := range in.part {
-				have += ", " + k + " (partition)"
-			}
-			return nil, &ParseError{File: in.path, RowGroup: -1, Column: name, Err: fmt.Errorf("%w; the file has %s", ErrMissingColumn, have)}
+			return nil, &ParseError{File: in.path, RowGroup: -1, Column: name, Err: fmt.Errorf("%w; the file has %s", ErrMissingColumn, listColumns(names, in.part))}
 		}
 		sf := fr.Manifest.Fields[i]
 		if !sf.IsLeaf() {
@@ -238,7 +257,13 @@ func openParquetLayout(in input, p *plan) (f *pqFile, err error) {
 	return f, nil
 }
 
-func openParquet(path string) (rdr *file.Reader, err error) {
+// pqOpen is an open Parquet file with the allocator of its reads.
+type pqOpen struct {
+	*file.Reader
+	alloc *boundedAllocator
+}
+
+func openParquet(path string, size int64) (rdr pqOpen, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &ParseError{File: path, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, r)}
@@ -246,15 +271,61 @@ func openParquet(path string) (rdr *file.Reader, err error) {
 	}()
 	// Stream column chunks through a 1 MB buffer instead of reading each
 	// whole into a fresh one: less memory, and fresh memory is slow here
-	// (makeBig).
-	props := parquet.NewReaderProperties(memory.DefaultAllocator)
+	// (bulk.Make).
+	alloc := newBoundedAllocator(size)
+	props := parquet.NewReaderProperties(alloc)
 	props.BufferedStreamEnabled = true
 	props.BufferSize = 1 << 20
-	rdr, err = file.OpenParquetFile(path, false, file.WithReadProps(props))
+	r, err := file.OpenParquetFile(path, false, file.WithReadProps(props))
 	if err != nil {
-		return nil, &ParseError{File: path, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+		return pqOpen{}, &ParseError{File: path, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
 	}
-	return rdr, nil
+	if v := r.MetaData().KeyValueMetadata().FindValue("ARROW:schema"); v != nil {
+		if err := checkArrowSchema(*v); err != nil {
+			r.Close()
+			return pqOpen{}, &ParseError{File: path, RowGroup: -1, Err: fmt.Errorf("%w: the ARROW:schema metadata is damaged: %v", ErrCorrupt, err)}
+		}
+	}
+	return pqOpen{r, alloc}, nil
+}
+
+// boundedAllocator is the Arrow allocator of one Parquet file's reads. It
+// refuses, by a panic that the readers recover as ErrCorrupt, any one
+// allocation beyond what the file can hold: a damaged length in a 1 KB
+// file (a page size, a count in the ARROW:schema metadata) asked for
+// 265 GB and ended the process. The bound is generous for real files:
+// the readers decode pqBatchRows rows at a time and stream pages through
+// 1 MB, and page decompression rarely expands more than 16 times.
+type boundedAllocator struct {
+	memory.Allocator
+	limit int
+}
+
+// minAllocBound is the bound of boundedAllocator for small files.
+const minAllocBound = 256 << 20
+
+func newBoundedAllocator(fileSize int64) *boundedAllocator {
+	limit := int64(minAllocBound)
+	if fileSize > 0 && fileSize < math.MaxInt64/16 {
+		limit = max(limit, 16*fileSize)
+	}
+	return &boundedAllocator{memory.DefaultAllocator, int(min(limit, math.MaxInt))}
+}
+
+func (a *boundedAllocator) check(size int) {
+	if size < 0 || size > a.limit {
+		panic(fmt.Sprintf("a length in the file asks for %d bytes, more than the file can hold", size))
+	}
+}
+
+func (a *boundedAllocator) Allocate(size int) []byte {
+	a.check(size)
+	return a.Allocator.Allocate(size)
+}
+
+func (a *boundedAllocator) Reallocate(size int, b []byte) []byte {
+	a.check(size)
+	return a.Allocator.Reallocate(size, b)
 }
 
 // wantType describes the Arrow types a role accepts, for errors.
@@ -341,17 +412,18 @@ func (r *pqReader) open(f *pqFile) error {
 		return nil
 	}
 	r.close()
-	rdr, err := openParquet(f.in.path)
+	open, err := openParquet(f.in.path, f.in.size)
 	if err != nil {
 		return err
 	}
+	rdr := open.Reader
 	props := pqarrow.ArrowReadProperties{BatchSize: pqBatchRows}
 	for _, ro := range []role{roleStatus, roleSegment} {
 		if f.leaf[ro] >= 0 {
 			props.SetReadDict(f.leaf[ro], true)
 		}
 	}
-	fr, err := pqarrow.NewFileReader(rdr, props, memory.DefaultAllocator)
+	fr, err := pqarrow.NewFileReader(rdr, props, open.alloc)
 	if err != nil {
 		rdr.Close()
 		return &ParseError{File: f.in.path, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
@@ -442,7 +514,7 @@ func (r *pqReader) readPlain(f *pqFile, rg int, p *plan, b *batch) (ok bool, err
 	if div := sc.div; div != 1 {
 		for i, v := range dst {
 			v /= div
-			if !(v >= 0) || math.IsInf(v, 1) {
+			if !(v >= 0 && v <= MaxSeconds) {
 				return false, nil
 			}
 			dst[i] = v
@@ -451,7 +523,7 @@ func (r *pqReader) readPlain(f *pqFile, rg int, p *plan, b *batch) (ok bool, err
 		mul := sc.mul
 		for i, v := range dst {
 			v *= mul
-			if !(v >= 0) || math.IsInf(v, 1) {
+			if !(v >= 0 && v <= MaxSeconds) {
 				return false, nil
 			}
 			dst[i] = v
@@ -464,15 +536,25 @@ func (r *pqReader) readPlain(f *pqFile, rg int, p *plan, b *batch) (ok bool, err
 // widening returns a readPlain reader for a column of E values: decoded
 // by readBatch into a buffer, then widened to float64. With ns > 0 the
 // values are an Arrow duration in units of ns nanoseconds, made seconds
-// as the general path makes them (float64(v·ns)/10⁹).
+// as the general path makes them (float64(v·ns)/10⁹); one whose
+// nanoseconds overflow is NaN, which sends the row group to the general
+// path to be named.
 func widening[E int32 | int64 | float32](readBatch func(int64, []E, []int16, []int16) (int64, int, error), defs []int16, ns int64) func([]float64) (int64, int, error) {
 	buf := make([]E, pqBatchRows)
+	lim := int64(math.MaxInt64)
+	if ns > 0 {
+		lim /= ns
+	}
 	return func(into []float64) (int64, int, error) {
 		rows, vals, err := readBatch(int64(len(into)), buf, defs, nil)
 		for i, v := range buf[:vals] {
 			into[i] = float64(v)
 			if ns > 0 {
-				into[i] = float64(int64(v)*ns) / 1e9
+				if x := int64(v); x > lim || x < -lim {
+					into[i] = math.NaN()
+				} else {
+					into[i] = float64(x*ns) / 1e9
+				}
 			}
 		}
 		return rows, vals, err
@@ -548,6 +630,7 @@ func (r *pqReader) read(f *pqFile, rg int, p *plan, b *batch) (err error) {
 					b.sample(r.key, sel)
 				}
 			}
+			b.at = base + i + 1
 			if ro, err := p.row(b, &r.cells); err != nil {
 				b.err = &ParseError{Row: base + i + 1, Column: p.names[ro], Err: err}
 				return nil
@@ -592,6 +675,12 @@ func (r *pqReader) getter(ro role, a arrow.Array) func(i int, c *cell) {
 		// 53 bits.
 		return wrap(func(i int, c *cell) { *c = cell{kind: cellInt, ns: v(i)} })
 	}
+	// nanos loads values in units of unitNs nanoseconds (durations,
+	// timestamps, dates), overflow checked (nanosCell).
+	nanos := func(unitNs int64, v func(i int) int64) func(i int, c *cell) {
+		lim := math.MaxInt64 / unitNs
+		return wrap(func(i int, c *cell) { *c = nanosCell(v(i), unitNs, lim) })
+	}
 	str := func(v func(i int) string) func(i int, c *cell) {
 		return wrap(func(i int, c *cell) {
 			s := v(i)
@@ -608,7 +697,7 @@ func (r *pqReader) getter(ro role, a arrow.Array) func(i int, c *cell) {
 	case *array.Int64:
 		v := a.Int64Values()
 		if mult := r.durNs[ro]; mult > 0 { // an Arrow duration (readAsInt64)
-			return wrap(func(i int, c *cell) { *c = cell{kind: cellNanos, ns: v[i] * mult} })
+			return nanos(mult, func(i int) int64 { return v[i] })
 		}
 		return integer(func(i int) int64 { return v[i] })
 	case *array.Int32:
@@ -633,17 +722,17 @@ func (r *pqReader) getter(ro role, a arrow.Array) func(i int, c *cell) {
 		v := a.Uint8Values()
 		return integer(func(i int) int64 { return int64(v[i]) })
 	case *array.Duration:
-		v, mult := a.DurationValues(), int64(a.DataType().(*arrow.DurationType).Unit.Multiplier())
-		return wrap(func(i int, c *cell) { *c = cell{kind: cellNanos, ns: int64(v[i]) * mult} })
+		v := a.DurationValues()
+		return nanos(int64(a.DataType().(*arrow.DurationType).Unit.Multiplier()), func(i int) int64 { return int64(v[i]) })
 	case *array.Timestamp:
-		v, mult := a.TimestampValues(), int64(a.DataType().(*arrow.TimestampType).Unit.Multiplier())
-		return wrap(func(i int, c *cell) { *c = cell{kind: cellNanos, ns: int64(v[i]) * mult} })
+		v := a.TimestampValues()
+		return nanos(int64(a.DataType().(*arrow.TimestampType).Unit.Multiplier()), func(i int) int64 { return int64(v[i]) })
 	case *array.Date32:
 		v := a.Date32Values()
-		return wrap(func(i int, c *cell) { *c = cell{kind: cellNanos, ns: int64(v[i]) * 86400e9} })
+		return nanos(86400e9, func(i int) int64 { return int64(v[i]) })
 	case *array.Date64:
 		v := a.Date64Values()
-		return wrap(func(i int, c *cell) { *c = cell{kind: cellNanos, ns: int64(v[i]) * 1e6} })
+		return nanos(1e6, func(i int) int64 { return int64(v[i]) })
 	case *array.String:
 		return str(a.Value)
 	case *array.LargeString:

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Sentinel errors wrapped by ParseError; check them with errors.Is.
@@ -33,7 +34,46 @@ var (
 	ErrNoFiles         = errors.New("no input files")
 	// ErrOption is an invalid ReadOptions field (a usage error).
 	ErrOption = errors.New("invalid option")
+	// ErrOutOfRange is a value beyond what can be held: a duration above
+	// MaxSeconds, a timestamp outside the years 1678–2261 (Unix
+	// nanoseconds in an int64), a bin count above MaxBinCount.
+	ErrOutOfRange = errors.New("out of range")
+	// ErrTooManyRows is an input with more rows than ReadOptions.MaxRows,
+	// or than memory would hold.
+	ErrTooManyRows = errors.New("too many rows")
+	// ErrLineEnds is CSV whose lines end in a carriage return alone.
+	ErrLineEnds = errors.New("lines end in CR only")
 )
+
+// MaxSeconds is the longest settle time read, in seconds: beyond it the
+// sums of squares of the estimators overflow a float64. A longer value is
+// ErrOutOfRange when read, and Sample.Validate refuses it, so that
+// whatever the reader gives the estimators take (values of 1e300 and more
+// used to pass the reader and fail in the fit, without file or row).
+// Values far below it can still be a unit mistake: the reader warns about
+// implausible magnitudes (Report.Warnings).
+const MaxSeconds = 1e300
+
+// maxQuoted is the most bytes of an input value an error quotes, and
+// maxMessage the longest ParseError message: a 12.9 MB file with CR-only
+// line endings was once quoted whole, as its header.
+const (
+	maxQuoted  = 64
+	maxMessage = 2048
+)
+
+// quote quotes a value of the input for an error, cut to maxQuoted bytes
+// (at a character boundary) with its length said.
+func quote[T ~string | ~[]byte](v T) string {
+	if len(v) <= maxQuoted {
+		return strconv.Quote(string(v))
+	}
+	cut := maxQuoted
+	for cut > maxQuoted-utf8.UTFMax && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(string(v[:cut])), len(v))
+}
 
 // ParseError reports bad input at a position. For CSV, Row is the 1-based
 // line of the file where the record starts, header included, and RowGroup
@@ -60,10 +100,18 @@ func (e *ParseError) Error() string {
 		fmt.Fprintf(&b, ": row %d", e.Row)
 	}
 	if e.Column != "" {
-		fmt.Fprintf(&b, ", column %q", e.Column)
+		fmt.Fprintf(&b, ", column %s", quote(e.Column))
 	}
 	b.WriteString(": ")
 	b.WriteString(e.Err.Error())
+	if b.Len() > maxMessage {
+		s := b.String()
+		cut := maxMessage
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return fmt.Sprintf("%s… (message cut: %d bytes)", s[:cut], len(s))
+	}
 	return b.String()
 }
 
@@ -157,6 +205,29 @@ type ReadOptions struct {
 	// Workers is the number of goroutines parsing in parallel; 0 means
 	// GOMAXPROCS.
 	Workers int
+	// MaxRows is the most rows read, all inputs together (bins for
+	// binned input); 0 means DefaultMaxRows. More rows fail the read
+	// with ErrTooManyRows, before memory runs out: a 3.9 MB gzip of a
+	// billion rows, or a Parquet footer claiming 2⁴⁰ rows, used to end
+	// the process. Reading fails the same way, whatever MaxRows says,
+	// when growing the sample would take more memory than is available.
+	MaxRows int
+}
+
+// BytesPerRow is the memory a row read may take, all of pollfit's work on
+// it included (docs/performance.md measures it): the sample holds 8 bytes
+// a row for its time, 1 for the censoring flag and 4 for the segment.
+const BytesPerRow = 16
+
+// memAvailable is systemMemAvailable, a variable for tests.
+var memAvailable = systemMemAvailable
+
+// DefaultMaxRows returns the default of ReadOptions.MaxRows: the rows the
+// memory available now holds at BytesPerRow bytes each (the kernel's
+// estimate, within the memory cgroup's limit), or 0, no limit, where
+// that is unknown (outside Linux).
+func DefaultMaxRows() int {
+	return int(memAvailable() / BytesPerRow)
 }
 
 // Negative is what reading does with a negative duration, or an end

@@ -37,12 +37,29 @@ const (
 type cellKind uint8
 
 const (
-	cellEmpty cellKind = iota
-	cellText           // b holds the text
-	cellNum            // f holds a bare number (Unit, or Epoch for timestamps)
-	cellInt            // ns holds a bare integer (Parquet integer columns)
-	cellNanos          // ns holds nanoseconds (Arrow duration or timestamp)
+	cellEmpty    cellKind = iota
+	cellText              // b holds the text
+	cellNum               // f holds a bare number (Unit, or Epoch for timestamps)
+	cellInt               // ns holds a bare integer (Parquet integer columns)
+	cellNanos             // ns holds nanoseconds (Arrow duration or timestamp)
+	cellOverflow          // ns holds a value whose nanoseconds (×f) overflow an int64
 )
+
+// nanosCell is the cell of v units of unitNs nanoseconds each (an Arrow
+// duration, timestamp or date), or a cellOverflow when that overflows an
+// int64 (a duration[s] above 292 years was read as under a second).
+// lim is math.MaxInt64 / unitNs, computed once per column.
+func nanosCell(v, unitNs, lim int64) cell {
+	if v > lim || v < -lim {
+		return cell{kind: cellOverflow, ns: v, f: float64(unitNs)}
+	}
+	return cell{kind: cellNanos, ns: v * unitNs}
+}
+
+// overflowError is the ErrOutOfRange error of a cellOverflow.
+func overflowError(c *cell) error {
+	return fmt.Errorf("%w: %d units of %s is beyond ±292 years, the range of nanoseconds in an int64", ErrOutOfRange, c.ns, time.Duration(c.f))
+}
 
 // cell is one value of one row, in whatever form the input had it.
 type cell struct {
@@ -65,13 +82,14 @@ const (
 	reasonUTF8
 	reasonBin
 	reasonDuplicateID
+	reasonRange
 	nReasons
 )
 
 var reasonNames = [nReasons]string{
 	"empty", "not a number", "not finite", "negative", "bad timestamp",
 	"end before start", "no observation time", "wrong field count", "invalid utf-8", "bad bin",
-	"duplicate id",
+	"duplicate id", "out of range",
 }
 
 // reasonOf maps an error to its drop reason; ok is false for errors that
@@ -98,6 +116,8 @@ func reasonOf(err error) (int, bool) {
 		return reasonUTF8, true
 	case errors.Is(err, ErrBadBin):
 		return reasonBin, true
+	case errors.Is(err, ErrOutOfRange):
+		return reasonRange, true
 	}
 	return 0, false
 }
@@ -123,6 +143,9 @@ type plan struct {
 	exclude     []string
 	observedNs  int64
 	hasObserved bool
+
+	maxRows  int   // ReadOptions.MaxRows or its default; 0: no limit
+	memLimit int64 // bytes the sample may grow to; 0: unknown
 }
 
 func newPlan(opt ReadOptions) (*plan, error) {
@@ -183,7 +206,27 @@ func newPlan(opt ReadOptions) (*plan, error) {
 	if !opt.ObservedAt.IsZero() {
 		p.observedNs, p.hasObserved = opt.ObservedAt.UnixNano(), true
 	}
+	switch {
+	case opt.MaxRows < 0:
+		return nil, fmt.Errorf("%w: max rows %d: want a count ≥ 0, 0 for the default (--max-rows)", ErrOption, opt.MaxRows)
+	case opt.MaxRows > 0:
+		p.maxRows = opt.MaxRows
+	}
+	p.memLimit = memAvailable()
+	if p.maxRows == 0 {
+		p.maxRows = int(p.memLimit / BytesPerRow)
+	}
 	return p, nil
+}
+
+// tooManyRows is the ErrTooManyRows error of an input with more than
+// p.maxRows rows.
+func (p *plan) tooManyRows(file string, rows int64) error {
+	why := "--max-rows, ReadOptions.MaxRows"
+	if p.opt.MaxRows == 0 {
+		why = fmt.Sprintf("what the memory available, %.3g GiB, holds at %d bytes a row; --max-rows sets another limit", float64(p.memLimit)/(1<<30), BytesPerRow)
+	}
+	return &ParseError{File: file, RowGroup: -1, Err: fmt.Errorf("%w: %d rows or more, above %d (%s): read a sample of the input", ErrTooManyRows, rows, p.maxRows, why)}
 }
 
 // chooseUnit sets the unit of bare numbers: ReadOptions.Unit, else the
@@ -256,13 +299,22 @@ type batch struct {
 	lowest   float64 // the most negative of them
 	first    int64   // the first start instant (epoch timestamps)
 	hasFirst bool
+
+	// at is the position of the row being read: the CSV line within the
+	// block, or the row within the Parquet row group. When the batch is
+	// merged, file, base and rowGroup place it: CSV line base + at, or
+	// row at of row group rowGroup (-1 for CSV).
+	at             int
+	file           string
+	base, rowGroup int
+	bins           []binRow // binned input: the bins read
 }
 
 // maxStatuses bounds the status values kept for warnings.
 const maxStatuses = 8
 
 func (b *batch) reset() {
-	*b = batch{times: b.times[:0], seg: b.seg[:0], segIdx: b.segIdx, ids: b.ids[:0], sampled: b.sampled[:0], seen: b.seen}
+	*b = batch{times: b.times[:0], seg: b.seg[:0], segIdx: b.segIdx, ids: b.ids[:0], sampled: b.sampled[:0], seen: b.seen, bins: b.bins[:0]}
 	clear(b.segIdx)
 	if b.seen != nil {
 		clear(b.seen[:])
@@ -350,7 +402,7 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 	if p.names[roleStatus] != "" {
 		st := trimSpace(c[roleStatus].b)
 		if !utf8.Valid(st) {
-			return roleStatus, fmt.Errorf("%w: found %q", ErrNotUTF8, st)
+			return roleStatus, fmt.Errorf("%w: found %s", ErrNotUTF8, quote(st))
 		}
 		if (b.read <= 64 || b.read&63 == 1) && len(b.statuses) < maxStatuses && !slices.Contains(b.statuses, unsafeString(st)) {
 			b.statuses = append(b.statuses, string(st)) // a sample, for the warnings of merger.finish
@@ -369,6 +421,9 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 		}
 		if t < 0 && !p.zeroNeg {
 			return roleDur, negativeError(&c[roleDur])
+		}
+		if t > MaxSeconds {
+			return roleDur, tooLong(t)
 		}
 	} else {
 		start, err := p.instant(&c[roleStart])
@@ -389,7 +444,7 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 			if len(p.pending) == 0 {
 				return roleEnd, fmt.Errorf("%w, and no pending status values are given (--pending)", ErrEmptyValue)
 			}
-			return roleEnd, fmt.Errorf("%w, and status %q is not a pending one (%s)", ErrEmptyValue, trimSpace(c[roleStatus].b), strings.Join(p.pending, ", "))
+			return roleEnd, fmt.Errorf("%w, and status %s is not a pending one (%s)", ErrEmptyValue, quote(trimSpace(c[roleStatus].b)), strings.Join(p.pending, ", "))
 		case !p.hasObserved:
 			return roleEnd, ErrNoObservation
 		default:
@@ -403,14 +458,18 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 			}
 			return roleEnd, fmt.Errorf("%w: start %s, end %s", ErrEndBeforeStart, fmtNanos(start), fmtNanos(end))
 		}
-		t = float64(end-start) / 1e9
+		d := end - start
+		if (d < 0) != (end < start) { // more than 292 years apart
+			return roleEnd, fmt.Errorf("%w: start %s, end %s are more than 292 years apart", ErrOutOfRange, fmtNanos(start), fmtNanos(end))
+		}
+		t = float64(d) / 1e9
 	}
 	var seg int32
 	hasSeg := p.hasSeg
 	if hasSeg {
 		s := trimSpace(c[roleSegment].b)
 		if !utf8.Valid(s) {
-			return roleSegment, fmt.Errorf("%w: found %q", ErrNotUTF8, s)
+			return roleSegment, fmt.Errorf("%w: found %s", ErrNotUTF8, quote(s))
 		}
 		if len(s) == 0 {
 			s = []byte(emptySegment)
@@ -452,12 +511,17 @@ func (p *plan) clean(b *batch, c *[nRoles]cell, t float64) (float64, error) {
 	return t, nil
 }
 
+// tooLong is the ErrOutOfRange error of a duration above MaxSeconds.
+func tooLong(t float64) error {
+	return fmt.Errorf("%w: %g s is above %g s, the most the estimators can take", ErrOutOfRange, t, MaxSeconds)
+}
+
 // negativeError is the ErrNegative error for a cell, quoting its value as
 // the input has it.
 func negativeError(c *cell) error {
 	switch c.kind {
 	case cellText:
-		return fmt.Errorf("%w: %q", ErrNegative, trimSpace(c.b))
+		return fmt.Errorf("%w: %s", ErrNegative, quote(trimSpace(c.b)))
 	case cellNum:
 		return fmt.Errorf("%w: %v", ErrNegative, c.f)
 	case cellInt:
@@ -494,6 +558,8 @@ func (p *plan) seconds(c *cell) (float64, error) {
 		return p.scale.of(float64(c.ns)), nil
 	case cellNanos:
 		return float64(c.ns) / 1e9, nil
+	case cellOverflow:
+		return 0, overflowError(c)
 	}
 	return 0, ErrEmptyValue
 }
@@ -523,7 +589,7 @@ func (p *plan) instant(c *cell) (int64, error) {
 		}
 		ns := c.f * float64(p.epochNs)
 		if math.IsNaN(ns) || math.Abs(ns) >= math.MaxInt64 {
-			return 0, fmt.Errorf("%w: epoch %v out of range", ErrBadTimestamp, c.f)
+			return 0, fmt.Errorf("%w: epoch %v out of range%s", ErrBadTimestamp, c.f, epochHint(c.f))
 		}
 		return int64(math.Round(ns)), nil
 	case cellInt:
@@ -532,11 +598,13 @@ func (p *plan) instant(c *cell) (int64, error) {
 		}
 		ns, ok := mulInt64(c.ns, p.epochNs)
 		if !ok {
-			return 0, fmt.Errorf("%w: epoch %d out of range", ErrBadTimestamp, c.ns)
+			return 0, fmt.Errorf("%w: epoch %d out of range%s", ErrBadTimestamp, c.ns, epochHint(float64(c.ns)))
 		}
 		return ns, nil
 	case cellNanos:
 		return c.ns, nil
+	case cellOverflow:
+		return 0, overflowError(c)
 	}
 	return 0, ErrEmptyValue
 }
@@ -644,6 +712,8 @@ type merger struct {
 	ids      idSet   // the ids seen, with Dedupe
 	first    int64   // the first start instant read, when hasFirst
 	hasFirst bool
+	bins     []placedBin // binned input: every bin read, for the overlap check
+	memLimit int64       // plan.memLimit
 	// typed is the unit of the Parquet duration columns read; untyped
 	// is set when some input's duration column holds bare numbers or
 	// text instead.
@@ -669,6 +739,39 @@ func (m *merger) reserve(n int) {
 	m.s.Segment = regrow(m.s.Segment, c)
 }
 
+// ensure makes room for n more items, growing the sample by at least a
+// quarter (as append does) so that growth costs a copy of the whole now
+// and then, not at every batch. It fails with ErrTooManyRows when the
+// columns, old and new together while one is copied into the other,
+// would take more than m.memLimit bytes; b is the batch about to be
+// added, whose columns count too.
+func (m *merger) ensure(n int, b *batch) error {
+	need := len(m.s.Times) + n
+	if need <= cap(m.s.Times) {
+		return nil
+	}
+	c := max(need, cap(m.s.Times)+cap(m.s.Times)/4)
+	if m.memLimit > 0 {
+		per := int64(8)
+		if m.s.Censored != nil || b != nil && b.cens != nil {
+			per++
+		}
+		if m.s.Weights != nil || b != nil && b.weights != nil {
+			per += 8
+		}
+		if m.s.Segment != nil || b != nil && len(b.seg) > 0 {
+			per += 4
+		}
+		// In float64: a damaged count can overflow an int64 product.
+		if bytes := float64(c+cap(m.s.Times)) * float64(per); bytes > float64(m.memLimit) {
+			return fmt.Errorf("%w: holding %d items and growing to %d would take %.3g GiB, more than the %.3g GiB of memory available: read a sample of the input",
+				ErrTooManyRows, len(m.s.Times), c, bytes/(1<<30), float64(m.memLimit)/(1<<30))
+		}
+	}
+	m.reserve(c - len(m.s.Times))
+	return nil
+}
+
 // regrow returns s with capacity c. Unlike slices.Grow it does not clear
 // the new capacity: a large make gets fresh zero pages from the OS, and
 // touching them only as values arrive keeps memory and time down.
@@ -681,11 +784,17 @@ func regrow[E any](s []E, c int) []E {
 	return t
 }
 
-func (m *merger) add(b *batch) {
+// add merges b into the sample; its error is ErrTooManyRows (ensure).
+func (m *merger) add(b *batch) error {
 	if b.ids != nil {
 		m.dedupe(b)
 	}
 	n0 := len(m.s.Times)
+	if !(len(b.times) > 0 && cap(m.s.Times) >= n0+len(b.times) && &m.s.Times[:n0+1][n0] == &b.times[0]) {
+		if err := m.ensure(len(b.times), b); err != nil {
+			return err
+		}
+	}
 	if len(b.times) > 0 && cap(m.s.Times) >= n0+len(b.times) && &m.s.Times[:n0+1][n0] == &b.times[0] {
 		m.s.Times = m.s.Times[:n0+len(b.times)] // decoded in place
 	} else {
@@ -716,7 +825,7 @@ func (m *merger) add(b *batch) {
 			}
 		}
 	}
-	if len(b.seg) > 0 {
+	if len(b.seg) > 0 || len(b.segNames) > 0 { // bins of count 0 have names only
 		if m.segIdx == nil {
 			m.segIdx = map[string]int32{}
 			m.s.Segment = bulk.Make[int32](0, cap(m.s.Times))
@@ -734,6 +843,14 @@ func (m *merger) add(b *batch) {
 		for _, g := range b.seg {
 			m.s.Segment = append(m.s.Segment, m.remap[g])
 		}
+	}
+	for _, x := range b.bins {
+		pb := placedBin{binRow: x, file: b.file, rowGroup: b.rowGroup}
+		pb.row += b.base
+		if len(b.segNames) > 0 {
+			pb.seg = m.remap[x.seg]
+		}
+		m.bins = append(m.bins, pb)
 	}
 	for _, st := range b.statuses {
 		if len(m.statuses) < maxStatuses && !slices.Contains(m.statuses, st) {
@@ -765,6 +882,7 @@ func (m *merger) add(b *batch) {
 			m.rep.Dropped[reasonNames[r]] += n
 		}
 	}
+	return nil
 }
 
 // noteUnit records whether the duration columns of an input (or its bin
@@ -871,6 +989,14 @@ func (m *merger) finish(name string, p *plan) (*Sample, *Report, error) {
 		rep := m.rep
 		return nil, &rep, &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: %s", ErrNoRows, &rep)}
 	}
+	if opt.Binned {
+		if err := m.checkBins(p); err != nil {
+			return nil, nil, err
+		}
+		if m.rep.Items > MaxBinCount {
+			return nil, nil, &ParseError{File: name, RowGroup: -1, Column: p.names[roleCount], Err: fmt.Errorf("%w: the bins hold %g items, more than %d, the most counted exactly", ErrOutOfRange, m.rep.Items, int64(MaxBinCount))}
+		}
+	}
 	if m.rep.Unit != 0 {
 		m.warnMagnitude()
 	}
@@ -890,7 +1016,7 @@ func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) 
 func ParseSeconds(s string, unitSeconds float64) (float64, error) {
 	v, err := parseSigned(s, newScale(unitSeconds))
 	if err == nil && v < 0 {
-		return 0, fmt.Errorf("%w: %q", ErrNegative, strings.TrimSpace(s))
+		return 0, fmt.Errorf("%w: %s", ErrNegative, quote(strings.TrimSpace(s)))
 	}
 	return v, err
 }
@@ -908,16 +1034,16 @@ func parseSigned(s string, sc scale) (float64, error) {
 	if err != nil {
 		var ne *strconv.NumError
 		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
-			return 0, fmt.Errorf("%w: %q", ErrNotFinite, s)
+			return 0, fmt.Errorf("%w: %s", ErrNotFinite, quote(s))
 		}
 		d, derr := time.ParseDuration(s)
 		if derr != nil {
-			return 0, fmt.Errorf("%w: %q", ErrNotNumber, s)
+			return 0, fmt.Errorf("%w: %s", ErrNotNumber, quote(s))
 		}
 		return d.Seconds(), nil
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%w: %q", ErrNotFinite, s)
+		return 0, fmt.Errorf("%w: %s", ErrNotFinite, quote(s))
 	}
 	if sc.shift > 0 {
 		if w, ok := shiftDecimal(s, sc.shift); ok {
@@ -926,7 +1052,7 @@ func parseSigned(s string, sc scale) (float64, error) {
 	}
 	v = sc.of(v)
 	if math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%w: %q", ErrNotFinite, s)
+		return 0, fmt.Errorf("%w: %s", ErrNotFinite, quote(s))
 	}
 	return v, nil
 }

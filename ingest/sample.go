@@ -158,7 +158,7 @@ func (s *Sample) Validate() error {
 		return fmt.Errorf("sample columns have different lengths")
 	}
 	for i, t := range s.Times {
-		if !(t >= 0) || t > 1e300 {
+		if !(t >= 0) || t > MaxSeconds {
 			return fmt.Errorf("item %d: settle time %v is not a finite number ≥ 0", i, t)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -61,7 +62,7 @@ func Read(paths []string, opt ReadOptions) (*Sample, *Report, error) {
 	bar := newProgress(opt.Progress, total, "reading")
 	defer bar.done()
 
-	var m merger
+	m := merger{memLimit: p.memLimit}
 	multi := len(ins) > 1
 	for i := 0; i < len(ins); {
 		if ins[i].parquet {
@@ -226,6 +227,34 @@ func newInput(path string, size int64) (input, error) {
 		in.parquet = n == 4 && string(magic[:]) == "PAR1"
 	}
 	return in, nil
+}
+
+// maxListed is the most column names an error lists.
+const maxListed = 20
+
+// listColumns lists a file's columns and partition keys for an error:
+// "id, settle_s, method (partition)", at most maxListed of them, each
+// cut to maxQuoted bytes.
+func listColumns(names []string, part map[string]string) string {
+	all := slices.Clone(names)
+	for _, k := range slices.Sorted(maps.Keys(part)) {
+		all = append(all, k+" (partition)")
+	}
+	var b strings.Builder
+	for i, n := range all {
+		if i == maxListed {
+			fmt.Fprintf(&b, ", … (%d columns)", len(all))
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if len(n) > maxQuoted {
+			n = quote(n)
+		}
+		b.WriteString(n)
+	}
+	return b.String()
 }
 
 // partitions reads the key=value components of a path's directories.

@@ -19,7 +19,19 @@ func parseTimestamp(b []byte) (int64, error) {
 	if !ok {
 		return 0, badTimestamp(b)
 	}
+	if ns == outOfRange {
+		return 0, rangeError(b)
+	}
 	return ns, nil
+}
+
+// outOfRange is what parseTimestampOK returns for a valid timestamp
+// outside the years Unix nanoseconds in an int64 hold (1678–2261): it is
+// math.MinInt64, itself outside them.
+const outOfRange = math.MinInt64
+
+func rangeError(b []byte) error {
+	return fmt.Errorf("%w: timestamp %s is outside 1677-09-21 to 2262-04-11, the instants nanoseconds since 1970 hold", ErrOutOfRange, quote(b))
 }
 
 // ParseTime parses an instant as the timestamp columns are read: RFC 3339
@@ -29,6 +41,9 @@ func parseTimestamp(b []byte) (int64, error) {
 func ParseTime(s string, epoch Unit) (time.Time, error) {
 	b := []byte(strings.TrimSpace(s))
 	if ns, ok := parseTimestampOK(b); ok {
+		if ns == outOfRange {
+			return time.Time{}, rangeError(b)
+		}
 		return time.Unix(0, ns).UTC(), nil
 	}
 	if epoch == Second || epoch == Millisecond || epoch == Microsecond || epoch == Nanosecond {
@@ -46,7 +61,7 @@ func badTimestamp(b []byte) error {
 	if v, err := strconv.ParseFloat(string(b), 64); err == nil {
 		hint = epochHint(v)
 	}
-	return fmt.Errorf("%w: want RFC 3339 like 2006-01-02T15:04:05Z, found %q%s", ErrBadTimestamp, b, hint)
+	return fmt.Errorf("%w: want RFC 3339 like 2006-01-02T15:04:05Z, found %s%s", ErrBadTimestamp, quote(b), hint)
 }
 
 // epochUnits are the units of epoch numbers, longest first.
@@ -161,7 +176,21 @@ func parseTimestampOK(b []byte) (int64, bool) {
 	}
 	days := daysFromCivil(year, month, day)
 	secs := days*86400 + int64(hour*3600+minute*60+sec) - offset
-	return secs*1e9 + frac, true
+	// Years 0000–9999 are ±3.2·10¹¹ s: only the nanoseconds overflow.
+	// Before 1970 with a fraction, secs·10⁹ may be below the range that
+	// secs·10⁹ + frac is in: add the fraction to secs + 1.
+	if secs < 0 && frac > 0 {
+		ns, ok := mulInt64(secs+1, 1e9)
+		if !ok || ns <= outOfRange+(1e9-frac) {
+			return outOfRange, true
+		}
+		return ns - (1e9 - frac), true
+	}
+	ns, ok := mulInt64(secs, 1e9)
+	if !ok || ns > math.MaxInt64-frac || ns+frac == outOfRange {
+		return outOfRange, true
+	}
+	return ns + frac, true
 }
 
 // digits parses a short run of ASCII digits.
@@ -222,7 +251,7 @@ func parseEpoch(b []byte, unitNs int64) (int64, error) {
 		if err == nil {
 			hint = epochHint(f)
 		}
-		return 0, fmt.Errorf("%w: want epoch %s, found %q%s", ErrBadTimestamp, epochUnitWord(unitNs), b, hint)
+		return 0, fmt.Errorf("%w: want epoch %s, found %s%s", ErrBadTimestamp, epochUnitWord(unitNs), quote(b), hint)
 	}
 	return int64(math.Round(ns)), nil
 }

@@ -82,7 +82,7 @@ func (in Input) load(stderr io.Writer) (*ingest.Sample, *ingest.Report, error) {
 		case !in.Read.Binned && (errors.Is(err, ingest.ErrNegative) || errors.Is(err, ingest.ErrEndBeforeStart)):
 			err = fmt.Errorf("%w (--negative drop drops such rows, --negative zero sets them to 0; both are counted)", err)
 		case errors.Is(err, ingest.ErrNotNumber) || errors.Is(err, ingest.ErrNegative) ||
-			errors.Is(err, ingest.ErrEmptyValue) || errors.Is(err, ingest.ErrNotFinite):
+			errors.Is(err, ingest.ErrEmptyValue) || errors.Is(err, ingest.ErrNotFinite) || errors.Is(err, ingest.ErrOutOfRange):
 			err = fmt.Errorf("%w (--drop-invalid drops such rows and counts them)", err)
 		}
 		if errors.Is(err, ingest.ErrOption) {

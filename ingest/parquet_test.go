@@ -26,6 +26,12 @@ var pqT0 = time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 // rowGroup rows per row group, fields in the order of names.
 func writeParquet(t testing.TB, path string, rowGroup int64, names []string, cols map[string]any) {
 	t.Helper()
+	writeParquetWith(t, path, rowGroup, names, cols, parquet.WithDictionaryDefault(true))
+}
+
+// writeParquetWith is writeParquet with the writer's properties given.
+func writeParquetWith(t testing.TB, path string, rowGroup int64, names []string, cols map[string]any, opts ...parquet.WriterProperty) {
+	t.Helper()
 	mem := memory.DefaultAllocator
 	var fields []arrow.Field
 	var arrs []arrow.Array
@@ -86,7 +92,7 @@ func writeParquet(t testing.TB, path string, rowGroup int64, names []string, col
 	if err != nil {
 		t.Fatal(err)
 	}
-	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true))
+	props := parquet.NewWriterProperties(opts...)
 	if err := pqarrow.WriteTable(tbl, f, rowGroup, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema())); err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +334,7 @@ func TestReadParquetPlain(t *testing.T) {
 // does (INT64) with the ARROW:schema metadata that restores the duration
 // type on reading, as pyarrow writes it (pqarrow cannot write durations
 // itself).
-func writeDurationParquet(t *testing.T, path string, unit arrow.TimeUnit, ms []int64) {
+func writeDurationParquet(t testing.TB, path string, unit arrow.TimeUnit, ms []int64) {
 	t.Helper()
 	mem := memory.DefaultAllocator
 	b := array.NewInt64Builder(mem)

@@ -728,15 +728,12 @@ func budgetPage(p *reportPart, id string, plan optimize.Budget) (html.Budget, er
 		b.Charts = append(b.Charts, html.Figure{ID: fmt.Sprintf("%s-chart-%d", id, i), SVG: template.HTML(html.CompactSVG(svg.Data))})
 		ats = append(ats, svg.At)
 	}
-	lag := report.LagFormat(nil)
-	{
-		var rows []report.Row
-		for _, r := range steps {
-			v := r.MeanLag
-			rows = append(rows, report.Row{MeanLag: &v})
-		}
-		lag = report.LagFormat(rows)
+	var lagRows []report.Row
+	for _, r := range steps {
+		v := r.MeanLag
+		lagRows = append(lagRows, report.Row{MeanLag: &v})
 	}
+	lag := report.LagFormat(lagRows)
 	// The slider's time axis: log when the polls span more than two
 	// decades, as the timeline's.
 	horizon := p.sec.Derived.Result.Options.Horizon.Seconds()

@@ -125,12 +125,25 @@ func (s *Sample) Segments(minRows int) (names []string, parts []*Sample, folded 
 			}
 		}
 	}
+	// Size each part once: appending 10⁷ items part by part grew them
+	// to twice their size (docs/performance.md, Memory).
+	size := map[string]int{}
+	for g, name := range label {
+		size[name] += counts[g]
+	}
 	byName := map[string]*Sample{}
 	for i, g := range s.Segment {
 		name := label[g]
 		p := byName[name]
 		if p == nil {
-			p = &Sample{}
+			n := size[name]
+			p = &Sample{Times: bulk.Make[float64](0, n)}
+			if s.Censored != nil {
+				p.Censored = bulk.Make[bool](0, n)
+			}
+			if s.Weights != nil {
+				p.Weights = bulk.Make[float64](0, n)
+			}
 			byName[name] = p
 			names = append(names, name)
 		}

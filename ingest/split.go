@@ -26,18 +26,30 @@ func (s *Sample) Split(holdout float64, seed uint64) (train, test *Sample) {
 	k := int(math.Round(holdout * float64(n)))
 	// Shuffle the first k positions only (a partial Fisher–Yates): they
 	// are a uniform random k-subset.
-	idx := bulk.Make[int](n, n)
-	for i := range idx {
-		idx[i] = i
+	// Indexes as uint32 (4 bytes an item, not 8) below 2³² items; the
+	// draws are the same either way.
+	held := bulk.Make[bool](n, n)
+	if n <= math.MaxUint32 {
+		shuffleHeld(held, k, rand.New(rand.NewPCG(seed, 0x73706c6974)), bulk.Make[uint32](n, n)) // "split"
+	} else {
+		shuffleHeld(held, k, rand.New(rand.NewPCG(seed, 0x73706c6974)), bulk.Make[uint64](n, n))
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x73706c6974)) // "split"
+	return s.pick(func(i int) bool { return !held[i] }, true), s.pick(func(i int) bool { return held[i] }, true)
+}
+
+// shuffleHeld marks in held the first k of a partial Fisher–Yates shuffle
+// of the indexes 0 … len(held)−1, drawn from rng, in idx (len(held)
+// long, overwritten).
+func shuffleHeld[I uint32 | uint64](held []bool, k int, rng *rand.Rand, idx []I) {
+	n := len(held)
+	for i := range idx {
+		idx[i] = I(i)
+	}
 	for i := 0; i < k; i++ {
 		j := i + rng.IntN(n-i)
 		idx[i], idx[j] = idx[j], idx[i]
 	}
-	held := bulk.Make[bool](n, n)
 	for _, i := range idx[:k] {
 		held[i] = true
 	}
-	return s.pick(func(i int) bool { return !held[i] }, true), s.pick(func(i int) bool { return held[i] }, true)
 }

@@ -121,6 +121,22 @@ var cliCases = []struct {
 	{"issue15_epoch_implausible", "fit|-i|testdata/issue15/epoch_ms.csv|--start|created_ms|--end|settled_ms|--epoch|us|-o|/dev/null", 0},
 	{"issue15_epoch_ms", "fit|-i|testdata/issue15/epoch_ms.csv|--start|created_ms|--end|settled_ms|--epoch|ms|-o|/dev/null", 0},
 	{"issue15_bad_epoch", "fit|-i|testdata/issue15/epoch_ms.csv|--start|created_ms|--end|settled_ms|--epoch|m", 2},
+	// Issue 18: refused before any reading (no "read … rows" line), exit 2.
+	{"issue18_draws_negative", "evaluate|-i|fixtures/payments.csv|-c|settle_s|-s|every 1s until 1m jitter ±10%|--draws|-1", 2},
+	{"issue18_max_rows_zero", "fit|-i|fixtures/payments.csv|-c|settle_s|--max-rows|0", 2},
+	{"issue18_max_rows", "fit|-i|fixtures/payments.csv|-c|settle_s|--max-rows|1000", 1},
+	{"issue18_timestamp_range", "fit|-i|testdata/issue18_timestamps.csv|--start|created_at|--end|settled_at|-q", 1},
+	{"issue18_timestamp_range_dropped", "fit|-i|testdata/issue18_timestamps.csv|--start|created_at|--end|settled_at|--drop-invalid|-o|/dev/null", 0},
+	{"issue18_grid_huge", "fit|-i|fixtures/payments.csv|-c|settle_s|--grid|100000000", 2},
+	{"issue18_bandwidth_huge", "fit|-i|fixtures/payments.csv|-c|settle_s|--bandwidth|1e308", 2},
+	{"issue18_bandwidth_wider_than_data", "fit|-i|fixtures/payments.csv|-c|settle_s|--bandwidth|1000|-q|-o|/dev/null", 2},
+	{"issue18_output_is_input", "fit|-i|fixtures/payments.csv|-c|settle_s|-o|fixtures/payments.csv", 2},
+	{"issue18_output_in_input_dir", "fit|-i|fixtures/*.csv|-c|settle_s|-o|fixtures/./latency.csv", 2},
+	{"issue18_output_dir_missing", "plan|-i|fixtures/payments.csv|-c|settle_s|--budget|30|-o|no/such/dir/s.json", 2},
+	{"issue18_plot_dir_missing", "evaluate|-i|fixtures/payments.csv|-c|settle_s|-s|now|--plot|no/such/dir/p.png", 2},
+	{"issue18_plot_is_output", "fit|-i|fixtures/payments.csv|-c|settle_s|-o|x.svg|--plot|x.svg", 2},
+	{"issue18_density_cdf_above_1", "optimize|--density|testdata/issue18_density_cdf_above_1.json|--budget|30", 1},
+	{"issue18_density_is_output", "optimize|--density|testdata/issue18_density.json|--budget|30|-o|testdata/issue18_density.json", 2},
 }
 
 func TestCLIGolden(t *testing.T) {
@@ -217,7 +233,10 @@ func TestCLIDoc(t *testing.T) {
 		"Every command prints its own help with `pollfit help COMMAND` (or `pollfit COMMAND --help`), its options grouped\n" +
 		"by category (input, fit, solve, score, output); this page collects them. `pollfit man` prints them as a manual page\n" +
 		"([pollfit.1](pollfit.1)), and `pollfit completion bash|zsh|fish` a shell completion script.\n" +
-		"Exit status: 0 on success, 1 on bad input or a failed run, 2 on a usage error (a bad or missing flag).\n")
+		"Exit status: 0 on success, 1 on bad input or a failed run, 2 on a usage error (a bad or missing flag).\n" +
+		"Output files (`-o`, `--plot`) are written whole or not at all, keeping an existing file's permissions, and are\n" +
+		"checked before any work: an input file or a missing directory is refused. A device or named pipe (`-o /dev/null`)\n" +
+		"is written in place, a symbolic link's target is written, and ^C or SIGTERM leaves no temporary file behind.\n")
 	for _, c := range newApp(io.Discard, io.Discard).Commands {
 		var out, errOut bytes.Buffer
 		if err := run([]string{"pollfit", c.Name, "--help"}, &out, &errOut); err != nil {

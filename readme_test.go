@@ -13,8 +13,9 @@ import (
 // readmeSkip are README commands TestREADME does not run, and why.
 var readmeSkip = map[string]string{
 	"git clone https://github.com/pollfit/pollfit.git": "the test makes the fresh copy itself, from this work tree",
-	"cd pollfit": "the test runs every command in the fresh copy",
-	"./test.sh":  "it runs go test ./..., which runs this test",
+	"cd pollfit":       "the test runs every command in the fresh copy",
+	"./test.sh":        "it runs go test ./..., which runs this test",
+	"bench/fuzz.sh 10": "it fuzzes for 10 minutes; go test ./... runs every fuzz target on its seeds",
 }
 
 // readmeBlock is a code block of README.md that TestREADME runs.

@@ -9,9 +9,9 @@
 # times, RUNS times each, with peak memory from /usr/bin/time:
 #   - `pollfit fit --input F --column settle_s` on the CSV and the Parquet
 #     file, and again with --status status --pending pending (censoring)
-#     (or bench/ingestread, fit.Read only, when pollfit does not build
+#     (or bench/ingestread, ingest.Read only, when pollfit does not build
 #     or has no fit command);
-#   - fit.Read alone (bench/ingestread) on both;
+#   - ingest.Read alone (bench/ingestread) on both;
 #   - pandas.read_csv(F, usecols=['settle_s']) on the CSV.
 # Prints one line per case: median wall seconds and rows/s, median CPU
 # seconds (user + system) and rows per CPU-second, median peak RSS. On a
@@ -64,12 +64,12 @@ if [ "$HAVE_CLI" = 1 ]; then
 	run "fit-csv-censored" "$DIR/pollfit" fit --input "$CSV" --column settle_s --status status --pending pending --quiet
 	run "fit-parquet-censored" "$DIR/pollfit" fit --input "$PQ" --column settle_s --status status --pending pending --quiet
 else
-	echo "(pollfit fit not available: timing fit.Read + fit.Estimate)"
+	echo "(pollfit fit not available: timing ingest.Read + fit.Estimate)"
 	run "read+estimate-csv" "$DIR/ingestread" -estimate "$CSV"
 	run "read+estimate-parquet" "$DIR/ingestread" -estimate "$PQ"
 fi
-run "fit.Read-csv" "$DIR/ingestread" "$CSV"
-run "fit.Read-parquet" "$DIR/ingestread" "$PQ"
+run "ingest.Read-csv" "$DIR/ingestread" "$CSV"
+run "ingest.Read-parquet" "$DIR/ingestread" "$PQ"
 PY=
 for py in python3 /usr/bin/python3; do # pyenv's python3 may lack the Debian package
 	if "$py" -c 'import pandas' 2>/dev/null; then

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pollfit/pollfit/internal/bulk"
 	"gonum.org/v1/gonum/mathext"
 )
 
@@ -353,7 +354,7 @@ func findAtoms(t, m, cw []float64, delta, floor float64) ([]Atom, []float64, []a
 	if len(atoms) == 0 {
 		return nil, m, tests
 	}
-	out := makeBig[float64](n, n)
+	out := bulk.Make[float64](n, n)
 	for i, x := range t {
 		w := unit
 		if m != nil {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pollfit/pollfit/internal/bulk"
 	"gonum.org/v1/gonum/dsp/fourier"
 )
 
@@ -122,31 +123,37 @@ func (s wsample) sd() float64 {
 	return math.Sqrt(sum / (wsum - w2/wsum))
 }
 
+// quantilesInPlace returns the p-quantiles (p ascending) of x by R's type
+// 7, as quantiles does, selecting in O(n) in x itself, which it reorders.
+func quantilesInPlace(x []float64, ps ...float64) []float64 {
+	out := make([]float64, len(ps))
+	n := len(x)
+	lo := 0
+	for k, p := range ps {
+		h := float64(n-1) * p
+		j := int(math.Floor(h))
+		a := selectK(x[lo:], j-lo) // x[lo:] holds order statistics ≥ lo
+		v := a
+		if f := h - float64(j); f > 0 && j+1 < n {
+			b := minOf(x[j+1:])
+			v = a + f*(b-a)
+		}
+		out[k] = v
+		lo = j
+	}
+	return out
+}
+
 // quantiles returns the p-quantiles (p ascending) by R's default type 7
 // (Hyndman & Fan 1996): the order statistics interpolated at (n−1)p.
 // With weights, the positions are (Σ_{j≤i} w_j − w_i)/(Σw − w_last),
 // which is i/(n−1) for equal weights. Without weights it selects in
 // O(n) on a copy instead of sorting.
 func (s wsample) quantiles(ps ...float64) []float64 {
-	out := make([]float64, len(ps))
 	if s.w == nil {
-		x := slices.Clone(s.x)
-		n := len(x)
-		lo := 0
-		for k, p := range ps {
-			h := float64(n-1) * p
-			j := int(math.Floor(h))
-			a := selectK(x[lo:], j-lo) // x[lo:] holds order statistics ≥ lo
-			v := a
-			if f := h - float64(j); f > 0 && j+1 < n {
-				b := minOf(x[j+1:])
-				v = a + f*(b-a)
-			}
-			out[k] = v
-			lo = j
-		}
-		return out
+		return quantilesInPlace(slices.Clone(s.x), ps...)
 	}
+	out := make([]float64, len(ps))
 	idx := make([]int, len(s.x))
 	for i := range idx {
 		idx[i] = i
@@ -371,10 +378,10 @@ func (s wsample) pairCounts(nb int) sjCounts {
 
 // minMax returns the smallest and largest of x.
 func minMax(x []float64) (lo, hi float64) {
-	if len(x) >= 2*itemChunk {
+	if len(x) >= 2*bulk.ChunkItems {
 		// On all cores: the extremes of the chunks' extremes are exact.
-		parts := make([][2]float64, (len(x)+itemChunk-1)/itemChunk)
-		parallelChunks(len(x), func(k, a, b int) {
+		parts := make([][2]float64, bulk.NumChunks(len(x)))
+		bulk.Chunks(len(x), func(k, a, b int) {
 			l, h := minMax(x[a:b])
 			parts[k] = [2]float64{l, h}
 		})

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/pollfit/pollfit/ingest"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -33,17 +34,17 @@ func BenchmarkEstimate10MSpike(b *testing.B) {
 			t[i] = 60.5 + 0.5*r.ExpFloat64()
 		}
 	}
-	benchSample(b, &Sample{Times: t}, Options{})
+	benchSample(b, &ingest.Sample{Times: t}, Options{})
 }
 
 // benchEstimate also reports the CPU time per fit (user + system, all
 // goroutines), cpu-ms/op: on a machine shared with other jobs it moves far
 // less than the wall time, which waits for a core.
 func benchEstimate(b *testing.B, n int, opt Options) {
-	benchSample(b, &Sample{Times: sampleOf(distuv.LogNormal{Mu: 3, Sigma: 1, Src: pcg(1)}, n, 0)}, opt)
+	benchSample(b, &ingest.Sample{Times: sampleOf(distuv.LogNormal{Mu: 3, Sigma: 1, Src: pcg(1)}, n, 0)}, opt)
 }
 
-func benchSample(b *testing.B, s *Sample, opt Options) {
+func benchSample(b *testing.B, s *ingest.Sample, opt Options) {
 	n := s.Len()
 	b.ReportAllocs()
 	cpu0 := cpuTime()

@@ -109,9 +109,8 @@ func DetectClock(settled, created []int64) (Clock, bool, string) {
 	lo, hi := slices.Min(xs), slices.Max(xs)
 	span := time.Duration(hi - lo)
 	type found struct {
-		p      time.Duration
-		pk     peak
-		period int
+		p  time.Duration
+		pk peak
 	}
 	var all []found
 	bestShare := 0.0

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -238,6 +239,91 @@ func (d *Density) PDF(t float64) float64 {
 	}
 	f := (t - d.T[i-1]) / (d.T[i] - d.T[i-1])
 	return d.PDFs[i-1] + f*(d.PDFs[i]-d.PDFs[i-1])
+}
+
+// ErrBadDensity is wrapped by Validate's errors.
+var ErrBadDensity = errors.New("not a valid density")
+
+// densityTol is the rounding Validate allows: JSON keeps 17 digits, and
+// the sums that make a CDF are off by a few ulps.
+const densityTol = 1e-9
+
+// Validate checks that d is a distribution, as a density read from a file
+// (pollfit optimize --density) must be before a schedule is derived from
+// it: a grid of at least 2 times, finite, from T[0] ≥ 0 strictly
+// increasing, with pdf_per_s and cdf as long; densities finite and ≥ 0; a
+// CDF in [0, 1] that never falls; survival and hazard, when present, as
+// long, with survival in [0, 1] and hazard ≥ 0; a stuck share in [0, 1]
+// equal to 1 − the last CDF; atoms at finite times ≥ 0 with masses in
+// [0, 1] that add up to at most 1, widths ≥ 0 within [0, T] and finite
+// rates. Values may be off by densityTol (rounding). The error wraps
+// ErrBadDensity and names the field and grid point.
+func (d *Density) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrBadDensity, fmt.Sprintf(format, args...))
+	}
+	n := len(d.T)
+	if n < 2 {
+		return bad("the grid has %d points; want at least 2 (t_s)", n)
+	}
+	for _, c := range []struct {
+		name string
+		v    []float64
+		need bool
+	}{{"pdf_per_s", d.PDFs, true}, {"cdf", d.CDFs, true}, {"survival", d.Survival, false}, {"hazard_per_s", d.Hazard, false}} {
+		if len(c.v) != n && (c.need || c.v != nil) {
+			return bad("%s has %d values, t_s %d; want one per grid point", c.name, len(c.v), n)
+		}
+	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	for i, t := range d.T {
+		switch {
+		case !finite(t) || t < 0:
+			return bad("t_s[%d] = %v: want a time ≥ 0 in seconds", i, t)
+		case i > 0 && !(t > d.T[i-1]):
+			return bad("t_s[%d] = %v after %v: the grid must increase", i, t, d.T[i-1])
+		}
+	}
+	prob := func(v float64) bool { return v >= -densityTol && v <= 1+densityTol }
+	for i := range n {
+		if p := d.PDFs[i]; !finite(p) || p < 0 {
+			return bad("pdf_per_s[%d] = %v: want a density ≥ 0", i, p)
+		}
+		c := d.CDFs[i]
+		if !prob(c) {
+			return bad("cdf[%d] = %v: want a probability in [0, 1]", i, c)
+		}
+		if i > 0 && c < d.CDFs[i-1]-densityTol {
+			return bad("cdf[%d] = %v after %v: a CDF never falls", i, c, d.CDFs[i-1])
+		}
+		if d.Survival != nil && !prob(d.Survival[i]) {
+			return bad("survival[%d] = %v: want a probability in [0, 1]", i, d.Survival[i])
+		}
+		if d.Hazard != nil && (!finite(d.Hazard[i]) || d.Hazard[i] < 0) {
+			return bad("hazard_per_s[%d] = %v: want a rate ≥ 0", i, d.Hazard[i])
+		}
+	}
+	if s := d.StuckShare; !prob(s) || math.Abs(s-math.Max(0, 1-d.CDFs[n-1])) > 1e-6 {
+		return bad("stuck_share %v: want 1 − the last cdf, %v", s, math.Max(0, 1-d.CDFs[n-1]))
+	}
+	total := 0.0
+	for i, a := range d.Atoms {
+		switch {
+		case !finite(a.T) || a.T < 0:
+			return bad("atoms[%d]: t_s %v: want a time ≥ 0", i, a.T)
+		case !prob(a.Mass):
+			return bad("atoms[%d]: mass %v: want a share in [0, 1]", i, a.Mass)
+		case !finite(a.Width) || a.Width < 0 || a.Width > a.T+densityTol:
+			return bad("atoms[%d]: width_s %v: want 0 (a point mass) or a spike's width within [0, t_s = %v]", i, a.Width, a.T)
+		case !finite(a.Rate):
+			return bad("atoms[%d]: rate_per_s %v: want a finite rate", i, a.Rate)
+		}
+		total += a.Mass
+	}
+	if total > 1+densityTol {
+		return bad("the atoms' masses add up to %v: want at most 1", total)
+	}
+	return nil
 }
 
 // fill sets the grid T and evaluates the continuous part there: cont(t)

@@ -3,6 +3,8 @@ package fit
 import (
 	"math"
 	"testing"
+
+	"github.com/pollfit/pollfit/ingest"
 )
 
 // trapezoid returns the trapezoid-rule integral of the density's PDFs
@@ -63,7 +65,7 @@ func TestPDFIncludesSpikes(t *testing.T) {
 // smooth part's error is the trapezoid rule's on the KDE's grid; the
 // spike's is at most the mass in the half cells at its ends.
 func TestPDFIntegratesPaymentsFixture(t *testing.T) {
-	s, _, err := Read([]string{"../fixtures/payments.csv"}, ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})
+	s, _, err := ingest.Read([]string{"../fixtures/payments.csv"}, ingest.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})
 	if err != nil {
 		t.Skip("fixtures/payments.csv:", err)
 	}

@@ -9,6 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/internal/bulk"
 )
 
 // Options configures Estimate. The zero value means: Gaussian KDE of ln t
@@ -19,8 +22,8 @@ type Options struct {
 	// the sample (censored ones included). Mass beyond it is the stuck
 	// share.
 	Horizon float64
-	// Grid is the number of grid points of the result (≥ 3); 0 means
-	// DefaultGrid.
+	// Grid is the number of grid points of the result, from 16 to
+	// MaxGrid; 0 means DefaultGrid.
 	Grid int
 	// Method is "kde" (the default when empty), "histogram", a
 	// parametric family fitted by maximum likelihood: "lognormal",
@@ -29,9 +32,11 @@ type Options struct {
 	// components chosen by BIC, "lognormal-mixture:K" with K of them.
 	Method string
 	// Bandwidth is the KDE bandwidth rule: "silverman", "scott", "sj",
-	// "isj" (empty means DefaultBandwidth), or a positive number used as
-	// the bandwidth in the domain's units (ln s in the log domain,
-	// seconds otherwise).
+	// "isj" (empty means DefaultBandwidth), or a positive number up to
+	// MaxBandwidth used as the bandwidth in the domain's units (ln s in
+	// the log domain, seconds otherwise); Estimate refuses a number more
+	// than maxBandwidthSpans times the spread of the data, which would
+	// leave nothing of the data in the density.
 	Bandwidth string
 	// Domain is where the kernel smooths: "log" (KDE of ln t mapped back
 	// by f(t) = g(ln t)/t; times equal to 0 become an atom at 0),
@@ -51,6 +56,22 @@ type Options struct {
 	Seed uint64
 }
 
+// Bounds of Options.
+const (
+	// MaxGrid bounds Options.Grid: each grid point holds five float64
+	// values (t, pdf, CDF, survival, hazard), 40 MB at MaxGrid.
+	MaxGrid = 1 << 20
+	// MaxBandwidth bounds a numeric Options.Bandwidth: wider kernels
+	// overflow the KDE's arithmetic (1e308 gave a NaN CDF), and no settle
+	// times span 10⁹ s (31 years) or 10⁹ in ln s.
+	MaxBandwidth = 1e9
+	// maxBandwidthSpans bounds a numeric bandwidth by the data: a kernel
+	// ten times wider than the range of the values is a flat density
+	// whose mass lies mostly outside the data (half the payments
+	// fixture's mass went below its least value at 10¹²).
+	maxBandwidthSpans = 10
+)
+
 // Defaults used for the zero Options.
 const (
 	DefaultGrid   = 2048
@@ -68,10 +89,15 @@ const (
 	DomainReflect = "reflect"
 )
 
-// ErrOption is returned (wrapped) for an invalid Options or ReadOptions
-// value: a mistake in how the estimate or the read was asked for, not in
-// the data.
-var ErrOption = errors.New("invalid option")
+// Sentinel errors of Estimate; check them with errors.Is.
+var (
+	// ErrOption is returned (wrapped) for an invalid Options value: a
+	// mistake in how the estimate was asked for, not in the data.
+	ErrOption = errors.New("invalid option")
+	// ErrNoRows is returned for a sample with no items, or with no
+	// settled item (all are censored).
+	ErrNoRows = errors.New("no data rows")
+)
 
 // maxFFT caps the FFT grid of the KDE (2^20 cells, 16 MiB per array).
 const maxFFT = 1 << 20
@@ -90,7 +116,7 @@ const maxFFT = 1 << 20
 // Errors: ErrNoRows for an empty sample, ErrOption for bad options, a
 // sample validation error, ErrBandwidth when the bandwidth rule has no
 // answer on the data.
-func Estimate(s *Sample, opt Options) (*Density, error) {
+func Estimate(s *ingest.Sample, opt Options) (*Density, error) {
 	if s.Len() == 0 {
 		return nil, fmt.Errorf("fit: %w", ErrNoRows)
 	}
@@ -115,7 +141,7 @@ func Estimate(s *Sample, opt Options) (*Density, error) {
 			opt.Horizon = 1
 		}
 	}
-	train, test := s, (*Sample)(nil)
+	train, test := s, (*ingest.Sample)(nil)
 	if opt.Holdout > 0 {
 		train, test = split(s, opt.Holdout, opt.Seed)
 	}
@@ -150,8 +176,8 @@ func (o Options) resolve() (Options, error) {
 	if o.Grid == 0 {
 		o.Grid = DefaultGrid
 	}
-	if o.Grid < 16 {
-		return o, fmt.Errorf("%w: grid %d: want at least 16 points", ErrOption, o.Grid)
+	if o.Grid < 16 || o.Grid > MaxGrid {
+		return o, fmt.Errorf("%w: grid %d: want 16 to %d points", ErrOption, o.Grid, MaxGrid)
 	}
 	o.Method = strings.ToLower(o.Method)
 	if o.Method == "" {
@@ -184,8 +210,8 @@ func (o Options) resolve() (Options, error) {
 	switch strings.ToLower(o.Bandwidth) {
 	case BandwidthSilverman, "nrd0", BandwidthScott, "nrd", BandwidthSJ, "sj-ste", BandwidthISJ:
 	default:
-		if v, err := strconv.ParseFloat(o.Bandwidth, 64); err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return o, fmt.Errorf("%w: bandwidth %q (want silverman, scott, sj, isj or a positive number)", ErrOption, o.Bandwidth)
+		if v, err := strconv.ParseFloat(o.Bandwidth, 64); err != nil || !(v > 0) || v > MaxBandwidth {
+			return o, fmt.Errorf("%w: bandwidth %q (want silverman, scott, sj, isj or a positive number up to %g)", ErrOption, o.Bandwidth, float64(MaxBandwidth))
 		}
 	}
 	if !(o.Holdout >= 0 && o.Holdout < 1) {
@@ -202,7 +228,7 @@ func (d *Density) warn(format string, args ...any) {
 }
 
 // estimate fits the (training) sample with resolved options.
-func estimate(s *Sample, opt Options) (*Density, error) {
+func estimate(s *ingest.Sample, opt Options) (*Density, error) {
 	H := opt.Horizon
 	d := &Density{N: s.Len(), Censored: s.CensoredCount(), Method: opt.Method, Warnings: []string{}, Atoms: []Atom{}}
 	d.Resolution = resolution(s.Times)
@@ -249,7 +275,7 @@ func estimate(s *Sample, opt Options) (*Density, error) {
 		t = s.Times
 		if s.Weights != nil {
 			W := s.TotalWeight()
-			m = makeBig[float64](len(t), len(t))
+			m = bulk.Make[float64](len(t), len(t))
 			for i, w := range s.Weights {
 				m[i] = w / W
 			}
@@ -291,14 +317,14 @@ func estimate(s *Sample, opt Options) (*Density, error) {
 // mass, the distribution is then
 //
 //	F(t) = Σ atoms by t + (1 − A)·F_mix(t).
-func (d *Density) mixture(s *Sample, t, m, cw []float64, k int, opt Options) (*Density, error) {
+func (d *Density) mixture(s *ingest.Sample, t, m, cw []float64, k int, opt Options) (*Density, error) {
 	ms := s
 	var apart []Atom
 	if opt.Atoms == "auto" && len(t) >= AtomMinCount {
 		kept, atoms := d.keptShares(t, m, cw, opt)
 		if len(atoms) > 0 {
 			apart = atoms
-			ms = &Sample{}
+			ms = &ingest.Sample{}
 			for i, v := range t {
 				w := kept[i]
 				if cw != nil {
@@ -471,7 +497,7 @@ func (d *Density) smooth(t, m, cw []float64, opt Options) error {
 		// only for the share left in the smooth part.
 		k := cw
 		if len(atoms) > 0 {
-			k = makeBig[float64](n, n)
+			k = bulk.Make[float64](n, n)
 			for i := range t {
 				k[i] = m2[i] / massOf(m, i, n)
 				if cw != nil {
@@ -513,8 +539,8 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 		if spikes != nil {
 			m = spikes.apply(t, m)
 		}
-		y := makeBig[float64](n, n)
-		parallelChunks(n, func(_, lo, hi int) {
+		y := bulk.Make[float64](n, n)
+		bulk.Chunks(n, func(_, lo, hi int) {
 			for i := lo; i < hi; i++ {
 				y[i] = deround(t[i], delta, i)
 				if logDom {
@@ -594,6 +620,14 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 	}
 
 	ylo, yhi := minMax(ws.x)
+	if d.BandwidthRule == "fixed" && yhi > ylo && h > maxBandwidthSpans*(yhi-ylo) {
+		unit := "s"
+		if logDom {
+			unit = "ln s"
+		}
+		return fmt.Errorf("%w: bandwidth %g %s is more than %d times the spread of the data (%.4g to %.4g %s): the density would be flat, its mass mostly outside the data; give a smaller bandwidth or a rule such as isj",
+			ErrOption, h, unit, maxBandwidthSpans, ylo, yhi, unit)
+	}
 	var top float64
 	switch {
 	case logDom:

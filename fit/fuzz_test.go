@@ -1,192 +1,11 @@
 package fit
 
 import (
-	"bytes"
 	"math"
-	"math/big"
-	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
 	"testing"
-	"time"
+
+	"github.com/pollfit/pollfit/ingest"
 )
-
-// FuzzParseSimpleDecimal: whatever the fast decimal parser accepts, it
-// parses to exactly the float strconv gives, in seconds and in units of
-// 10^-k s (the decimal with its exponent lowered by k); and the general
-// path (ParseSeconds) agrees with strconv in those units too.
-func FuzzParseSimpleDecimal(f *testing.F) {
-	for _, s := range []string{"0", "1.5", "61.163", "3600.001", "0.1", "999999999999999", "12345678.9012345", ".5", "5.", "1e3", "-1", "2675", "-0.02", "1.234e3"} {
-		f.Add(s, uint8(0))
-		f.Add(s, uint8(3))
-	}
-	f.Fuzz(func(t *testing.T, s string, k uint8) {
-		shift := []int{0, 3, 6, 9}[k%4]
-		if v, ok := parseSimpleDecimal([]byte(s), shift); ok {
-			ref, err := strconv.ParseFloat(s+"e-"+strconv.Itoa(shift), 64)
-			if err != nil || ref != v {
-				t.Fatalf("parseSimpleDecimal(%q, %d) = %v, strconv: %v, %v", s, shift, v, ref, err)
-			}
-		}
-		m := decimalNumber.FindStringSubmatch(s)
-		if m == nil {
-			return
-		}
-		e := 0
-		if m[2] != "" {
-			var err error
-			if e, err = strconv.Atoi(m[2][1:]); err != nil || e < -1000 || e > 1000 {
-				return
-			}
-		}
-		ref, err := strconv.ParseFloat(m[1]+"e"+strconv.Itoa(e-shift), 64)
-		if err != nil {
-			return // out of range
-		}
-		got, gerr := parseSigned(s, newScale(1/pow10[shift]))
-		if gerr != nil || got != ref {
-			t.Fatalf("parseSigned(%q, 10^-%d s) = %v, %v; strconv: %v", s, shift, got, gerr, ref)
-		}
-	})
-}
-
-// decimalNumber is a decimal number: sign and digits (m[1]), exponent (m[2]).
-var decimalNumber = regexp.MustCompile(`^([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))([eE][+-]?[0-9]+)?$`)
-
-// FuzzUnitInName: no name panics, and a name whose last word is a unit
-// word keeps its unit behind any prefix.
-func FuzzUnitInName(f *testing.F) {
-	for _, s := range []string{"Latency(ms)", "settle_ms", "latencyMs", "ms_count", "status", "(", "[ms", "a)b(", "http_request_duration_seconds_sum", "µs"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		u := UnitInName(s)
-		if u != 0 && !slices.ContainsFunc(units, func(n struct {
-			u    Unit
-			name string
-		}) bool {
-			return n.u == u
-		}) {
-			t.Fatalf("UnitInName(%q) = %v, not a named unit", s, u)
-		}
-		for w, want := range unitWords {
-			if got := UnitInName(strings.Map(func(r rune) rune {
-				if strings.ContainsRune("()[]", r) {
-					return -1
-				}
-				return r
-			}, s) + "_x_" + w); got != want && !strings.HasSuffix(strings.ToLower(s), "per") {
-				t.Fatalf("UnitInName(%q) = %v, want %v", s+"_x_"+w, got, want)
-			}
-		}
-	})
-}
-
-// FuzzParseTimestamp: every RFC 3339 timestamp time.Parse accepts
-// (years 1678–2261, where Unix nanoseconds fit in an int64) parses to the
-// same instant, and no input panics.
-func FuzzParseTimestamp(f *testing.F) {
-	for _, s := range []string{"2025-03-01T00:00:28.538Z", "2025-03-01 00:00:28", "2025-03-01T09:42:09.526+05:30", "2024-02-29T23:59:59.999999999-01:00",
-		"2025-03-01T00:00:60Z", "2025-13-01T00:00:00Z", "1970-01-01T00:00:00Z", "2025-03-01T00:00:00 UTC", "9999-12-31T23:59:59Z"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := parseTimestampOK([]byte(s))
-		ref, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil || ref.Year() < 1678 || ref.Year() > 2261 {
-			return
-		}
-		// time.Parse also takes one-digit hours ("T0:00:00Z"), which
-		// RFC 3339 does not: compare only the two-digit form.
-		if len(s) < 19 || strings.ToUpper(s[:19]) != ref.Format("2006-01-02T15:04:05") {
-			return
-		}
-		// It also takes zone offsets of 24 hours or 60 minutes and more
-		// ("+00:60"), which RFC 3339 does not.
-		if _, off := ref.Zone(); off <= -24*3600 || off >= 24*3600 || (len(s) >= 6 && s[len(s)-3] == ':' && s[len(s)-2] >= '6') {
-			return
-		}
-		if !ok || got != ref.UnixNano() {
-			t.Fatalf("parseTimestamp(%q) = %d, %v; time.Parse: %d", s, got, ok, ref.UnixNano())
-		}
-	})
-}
-
-// FuzzParseEpoch: no input panics, and decimal numbers ([-]digits[.digits])
-// in s, ms, µs or ns are exact: the number times the unit, truncated to
-// whole nanoseconds toward zero (big.Rat arithmetic), whenever that fits
-// well inside an int64.
-func FuzzParseEpoch(f *testing.F) {
-	for _, s := range []string{"1740787228", "1740787228538", "1740787228538123", "1740787228538123456", "-1", "1.5", "1740787228.538123456789", ".5", "1e300", "NaN", "", "-", "9223372036854775807"} {
-		f.Add(s, uint8(0))
-		f.Add(s, uint8(3))
-	}
-	f.Fuzz(func(t *testing.T, s string, k uint8) {
-		unit := []int64{1e9, 1e6, 1e3, 1}[k%4]
-		got, err := parseEpoch([]byte(s), unit)
-		if !plainDecimal.MatchString(s) {
-			return
-		}
-		r, ok := new(big.Rat).SetString(s)
-		if !ok {
-			return
-		}
-		r.Mul(r, new(big.Rat).SetInt64(unit))
-		want := new(big.Int).Quo(r.Num(), r.Denom()) // truncated toward zero
-		if want.CmpAbs(big.NewInt(1<<62)) >= 0 {
-			return
-		}
-		if err != nil || got != want.Int64() {
-			t.Fatalf("parseEpoch(%q, %d) = %d, %v; want %d", s, unit, got, err, want)
-		}
-	})
-}
-
-var plainDecimal = regexp.MustCompile(`^-?([0-9]+(\.[0-9]*)?|\.[0-9]+)$`)
-
-// FuzzReadParquet: a damaged Parquet file (any bytes, seeded from valid
-// files) gives a sample or an error, never a panic, and the report adds up.
-func FuzzReadParquet(f *testing.F) {
-	dir := f.TempDir()
-	path := filepath.Join(dir, "seed.parquet")
-	writeParquet(f, path, 2, []string{"settle_s", "status"}, map[string]any{
-		"settle_s": []float64{1.5, 2, 0.25, 4},
-		"status":   []string{"succeeded", "failed", "succeeded", "pending"},
-	})
-	seed, err := os.ReadFile(path)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(seed, true)
-	f.Add(seed[:len(seed)/2], false)
-	f.Add([]byte("PAR1"), false)
-	f.Fuzz(func(t *testing.T, data []byte, status bool) {
-		p := filepath.Join(t.TempDir(), "f.parquet")
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		opt := ReadOptions{Column: "settle_s", DropInvalid: true}
-		if status {
-			opt.Status, opt.Pending = "status", []string{"pending"}
-		}
-		s, rep, err := Read([]string{p}, opt)
-		if err != nil {
-			if s != nil {
-				t.Fatalf("sample and error both returned: %v", err)
-			}
-			return
-		}
-		if rep.Read != rep.Used+rep.Excluded+rep.DroppedTotal() || len(s.Times) != rep.Used {
-			t.Fatalf("report does not add up: %+v, %d times", rep, len(s.Times))
-		}
-		if !bytes.HasPrefix(data, []byte("PAR1")) {
-			t.Fatalf("read a file without the Parquet magic")
-		}
-	})
-}
 
 // FuzzEstimate: any small sample (times from the bytes, in 10 ms steps,
 // every 7th censored when asked) is estimated without a panic, and the
@@ -200,7 +19,7 @@ func FuzzEstimate(f *testing.F) {
 		if len(data) < 4 || len(data) > 4096 {
 			return
 		}
-		s := &Sample{}
+		s := &ingest.Sample{}
 		for i := 0; i+1 < len(data); i += 2 {
 			s.Times = append(s.Times, float64(int(data[i])<<8|int(data[i+1]))/100)
 		}
@@ -243,7 +62,7 @@ func FuzzMixtureEM(f *testing.F) {
 		if len(data) < 4 || len(data) > 2048 {
 			return
 		}
-		s := &Sample{}
+		s := &ingest.Sample{}
 		for i := 0; i+1 < len(data); i += 2 {
 			s.Times = append(s.Times, float64(int(data[i])<<8|int(data[i+1]))/100)
 		}

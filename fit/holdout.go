@@ -3,6 +3,8 @@ package fit
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/pollfit/pollfit/ingest"
 )
 
 // minLik is the floor of a held-out item's likelihood, per unit of ln t
@@ -20,7 +22,7 @@ const evalCellRel = 1e-6
 // split draws a seeded random holdout: a share frac of the rows (at least
 // one, leaving at least two) goes to test, the rest to train. Rows keep
 // their order within each part.
-func split(s *Sample, frac float64, seed uint64) (train, test *Sample) {
+func split(s *ingest.Sample, frac float64, seed uint64) (train, test *ingest.Sample) {
 	n := s.Len()
 	k := int(math.Round(frac * float64(n)))
 	k = max(1, min(k, n-2))
@@ -45,7 +47,7 @@ func split(s *Sample, frac float64, seed uint64) (train, test *Sample) {
 // and in every domain, are compared on one scale; as δ → 0 it is log f(t).
 // A censored item contributes log S(t); a settled item beyond the horizon
 // is scored as censored there, log StuckShare. Weights weigh the mean.
-func HoldoutLogLik(d *Density, s *Sample) (mean float64, floored int) {
+func HoldoutLogLik(d *Density, s *ingest.Sample) (mean float64, floored int) {
 	H := d.Horizon()
 	var sum, W float64
 	for i, t := range s.Times {

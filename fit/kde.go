@@ -3,6 +3,7 @@ package fit
 import (
 	"math"
 
+	"github.com/pollfit/pollfit/internal/bulk"
 	"gonum.org/v1/gonum/dsp/fourier"
 )
 
@@ -13,11 +14,11 @@ import (
 // C_BinDist). Points outside [lo, hi] are dropped. With mirror the points
 // are binned at −x (reflection at 0).
 func binLinear(dst, x, w []float64, mass, lo, hi float64, mirror bool) {
-	if len(x) >= 2*itemChunk {
+	if len(x) >= 2*bulk.ChunkItems {
 		// On all cores: each chunk into its own bins, added in chunk
 		// order so the sums do not depend on the schedule.
-		parts := make([][]float64, (len(x)+itemChunk-1)/itemChunk)
-		parallelChunks(len(x), func(k, a, b int) {
+		parts := make([][]float64, bulk.NumChunks(len(x)))
+		bulk.Chunks(len(x), func(k, a, b int) {
 			var wk []float64
 			if w != nil {
 				wk = w[a:b]

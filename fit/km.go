@@ -7,6 +7,9 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/internal/bulk"
 )
 
 // KaplanMeier is the product-limit estimate of the survival function from
@@ -59,7 +62,7 @@ func (km *KaplanMeier) MarshalJSON() ([]byte, error) {
 
 // NewKaplanMeier computes the Kaplan–Meier estimate of the sample. It
 // returns an empty estimate when no item settled.
-func NewKaplanMeier(s *Sample) *KaplanMeier {
+func NewKaplanMeier(s *ingest.Sample) *KaplanMeier {
 	km, _, _ := kaplanMeier(s)
 	return km
 }
@@ -68,7 +71,7 @@ func NewKaplanMeier(s *Sample) *KaplanMeier {
 // the KM jumps: an item settled at t_j carries w·S(t_j−)/n_j (Efron's
 // redistribution to the right). The shares sum to 1 − S(last event). The
 // items come sorted by time without weights, in sample order with them.
-func kaplanMeier(s *Sample) (km *KaplanMeier, times, mass []float64) {
+func kaplanMeier(s *ingest.Sample) (km *KaplanMeier, times, mass []float64) {
 	if s.Weights != nil {
 		return kaplanMeierWeighted(s)
 	}
@@ -77,7 +80,7 @@ func kaplanMeier(s *Sample) (km *KaplanMeier, times, mass []float64) {
 	// sorting item indexes by a comparison took 4 s for 10⁷ items.
 	n := s.Len()
 	nc := s.CensoredCount()
-	ev := makeBig[float64](0, n-nc)
+	ev := bulk.Make[float64](0, n-nc)
 	ce := make([]float64, 0, nc)
 	for i, t := range s.Times {
 		if s.IsCensored(i) {
@@ -86,7 +89,7 @@ func kaplanMeier(s *Sample) (km *KaplanMeier, times, mass []float64) {
 			ev = append(ev, t)
 		}
 	}
-	ev, mass = sortFloats(ev, makeBig[float64](len(ev), len(ev)))
+	ev, mass = sortFloats(ev, bulk.Make[float64](len(ev), len(ev)))
 	slices.Sort(ce)
 	// One entry per distinct event time: 10⁶ of them for 10⁷ items at
 	// millisecond resolution, so size the table once.
@@ -162,7 +165,7 @@ func (st *kmStep) add(km *KaplanMeier, t, d, atRisk float64) {
 // kaplanMeierWeighted is kaplanMeier for weighted (binned) samples, which
 // are small: item indexes sorted by time, events before censorings. The
 // settled items come back in sample order.
-func kaplanMeierWeighted(s *Sample) (*KaplanMeier, []float64, []float64) {
+func kaplanMeierWeighted(s *ingest.Sample) (*KaplanMeier, []float64, []float64) {
 	n := s.Len()
 	idx := make([]int, n)
 	for i := range idx {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/pollfit/pollfit/ingest"
 )
 
 // TestKaplanMeierPaths: the sort-free-of-indexes path for raw samples and
@@ -13,12 +15,12 @@ import (
 func TestKaplanMeierPaths(t *testing.T) {
 	r := pcg(31)
 	n := 3 << 19 // above sortFloats' two-core threshold
-	s := &Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+	s := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
 	for i := range s.Times {
 		s.Times[i] = math.Round(r.ExpFloat64()*1000) / 100 // ties at 10 ms
 		s.Censored[i] = r.Float64() < 0.2
 	}
-	w := &Sample{Times: s.Times, Censored: s.Censored, Weights: make([]float64, n)}
+	w := &ingest.Sample{Times: s.Times, Censored: s.Censored, Weights: make([]float64, n)}
 	for i := range w.Weights {
 		w.Weights[i] = 1
 	}

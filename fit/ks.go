@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/pollfit/pollfit/ingest"
 )
 
 // KS is the Kolmogorov–Smirnov distance of a fitted distribution from a
@@ -126,7 +128,7 @@ func DKWBand(n, alpha float64) float64 {
 // KSMaxItems are compared on an evenly strided subsample. DKW95 is left 0.
 //
 // It panics if d has no grid.
-func KSDistance(d *Density, s *Sample) KS {
+func KSDistance(d *Density, s *ingest.Sample) KS {
 	if len(d.T) == 0 {
 		panic("fit: KSDistance: density has no grid")
 	}
@@ -138,7 +140,7 @@ func KSDistance(d *Density, s *Sample) KS {
 }
 
 // rowsOf is KS.Rows of the sample.
-func rowsOf(s *Sample) int {
+func rowsOf(s *ingest.Sample) int {
 	if s.Weights == nil {
 		return s.Len()
 	}
@@ -160,7 +162,7 @@ func kmDistance(d *Density, km *KaplanMeier, rows int, settled float64) KS {
 // the band and KSWarnFloor. Estimate calls it with Options.Holdout;
 // callers that split the rows themselves (pollfit plan) call it with
 // theirs. It panics if d has no grid.
-func (d *Density) ScoreHoldout(s *Sample) {
+func (d *Density) ScoreHoldout(s *ingest.Sample) {
 	if s.Len() == 0 {
 		return
 	}
@@ -219,7 +221,7 @@ func (d *Density) ksAdvice(k KS) string {
 // line's worth of items read a tenth of the memory lines single items
 // would: gathering 2¹⁸ single items from 10⁷ took 5 ms, as long as the
 // rest of the distance. Segment labels are dropped.
-func subsample(s *Sample, m int) *Sample {
+func subsample(s *ingest.Sample, m int) *ingest.Sample {
 	n := s.Len()
 	if n <= m {
 		return s
@@ -237,7 +239,7 @@ func subsample(s *Sample, m int) *Sample {
 			}
 		}
 	}
-	out := &Sample{Times: make([]float64, r*run)}
+	out := &ingest.Sample{Times: make([]float64, r*run)}
 	gather(out.Times, s.Times)
 	if s.Weights != nil {
 		out.Weights = make([]float64, r*run)
@@ -265,7 +267,7 @@ const subsampleRun = 8
 // ascending, and F_n just after each, with the number of items it rests
 // on (the settled items' weight with censoring, all items' without).
 // With own, s.Times may be sorted in place (s is a copy).
-func empiricalSteps(s *Sample, own bool) (x, F []float64, n float64) {
+func empiricalSteps(s *ingest.Sample, own bool) (x, F []float64, n float64) {
 	if s.Len() == 0 {
 		return nil, nil, 0
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pollfit/pollfit/ingest"
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
@@ -32,8 +33,8 @@ func drawMixture(r *rand.Rand, n int, comps []Component) []float64 {
 }
 
 // censorAt censors the times at the ages drawn uniform on [lo, hi].
-func censorAt(r *rand.Rand, t []float64, lo, hi float64) *Sample {
-	s := &Sample{Times: make([]float64, len(t)), Censored: make([]bool, len(t))}
+func censorAt(r *rand.Rand, t []float64, lo, hi float64) *ingest.Sample {
+	s := &ingest.Sample{Times: make([]float64, len(t)), Censored: make([]bool, len(t))}
 	for i, v := range t {
 		age := lo + (hi-lo)*r.Float64()
 		if v > age {
@@ -81,7 +82,7 @@ func TestMixtureRecovery(t *testing.T) {
 		name   string
 		n      int
 		comps  []Component
-		sample func(r *rand.Rand, t []float64) *Sample
+		sample func(r *rand.Rand, t []float64) *ingest.Sample
 		stuck  float64 // the share that never settles
 		factor float64
 	}{
@@ -98,7 +99,7 @@ func TestMixtureRecovery(t *testing.T) {
 			n:      20000,
 			comps:  []Component{{0.40, ln(1.5), 0.5}, {0.50, ln(14), 0.45}, {0.07, ln(150), 0.8}},
 			stuck:  0.03,
-			sample: func(r *rand.Rand, t []float64) *Sample { return censorAt(r, t, 300, 3600) },
+			sample: func(r *rand.Rand, t []float64) *ingest.Sample { return censorAt(r, t, 300, 3600) },
 			factor: 1.5,
 		},
 		{
@@ -112,12 +113,12 @@ func TestMixtureRecovery(t *testing.T) {
 			name:  "weighted counts at 0.1 s",
 			n:     10000,
 			comps: []Component{{0.5, ln(2), 0.3}, {0.5, ln(20), 0.5}},
-			sample: func(_ *rand.Rand, t []float64) *Sample {
+			sample: func(_ *rand.Rand, t []float64) *ingest.Sample {
 				counts := map[float64]float64{}
 				for _, v := range t {
 					counts[math.Round(v*10)/10]++
 				}
-				s := &Sample{}
+				s := &ingest.Sample{}
 				for v, c := range counts {
 					s.Times = append(s.Times, v)
 					s.Weights = append(s.Weights, c)
@@ -131,11 +132,11 @@ func TestMixtureRecovery(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(i+1), 11))
 			times := drawMixture(r, tc.n, tc.comps)
-			var s *Sample
+			var s *ingest.Sample
 			if tc.sample != nil {
 				s = tc.sample(r, times)
 			} else {
-				s = &Sample{Times: times}
+				s = &ingest.Sample{Times: times}
 			}
 			if tc.factor == 0 {
 				tc.factor = 1
@@ -189,7 +190,7 @@ func TestMixtureMatchesR(t *testing.T) {
 	}
 	for _, c := range ref.Cases {
 		t.Run(c.Name, func(t *testing.T) {
-			s := &Sample{Times: c.X, Censored: make([]bool, len(c.X))}
+			s := &ingest.Sample{Times: c.X, Censored: make([]bool, len(c.X))}
 			for i, ok := range c.Settled {
 				s.Censored[i] = !ok
 			}
@@ -235,10 +236,10 @@ func TestMixtureOneComponent(t *testing.T) {
 	times := drawMixture(r, 3000, []Component{{1, 1.2, 0.8}})
 	for _, tc := range []struct {
 		name string
-		s    *Sample
+		s    *ingest.Sample
 		tol  float64
 	}{
-		{"exact times", &Sample{Times: times}, 1e-9},
+		{"exact times", &ingest.Sample{Times: times}, 1e-9},
 		{"censored", censorAt(r, times, 1, 20), 2e-5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -295,8 +296,8 @@ func TestMixtureEMMonotone(t *testing.T) {
 func TestMixtureWeightsAreCounts(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	distinct := drawMixture(r, 400, []Component{{0.5, 0, 0.5}, {0.5, 2.5, 0.5}})
-	weighted := &Sample{}
-	repeated := &Sample{}
+	weighted := &ingest.Sample{}
+	repeated := &ingest.Sample{}
 	for i, v := range distinct {
 		c := 1 + i%5
 		weighted.Times = append(weighted.Times, v)
@@ -328,7 +329,7 @@ func TestMixtureWeightsAreCounts(t *testing.T) {
 func TestMixtureBinning(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	comps := []Component{{0.35, math.Log(0.05), 0.6}, {0.45, math.Log(3), 0.3}, {0.2, math.Log(400), 1}}
-	s := &Sample{Times: drawMixture(r, 30000, comps)}
+	s := &ingest.Sample{Times: drawMixture(r, 30000, comps)}
 	binned, err := MixtureEM(s, MixtureOptions{K: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -361,7 +362,7 @@ func TestMixtureBinning(t *testing.T) {
 // as mass; the components fit the rest.
 func TestMixtureZeros(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
-	s := &Sample{Times: drawMixture(r, 2000, []Component{{1, 1, 0.5}})}
+	s := &ingest.Sample{Times: drawMixture(r, 2000, []Component{{1, 1, 0.5}})}
 	for i := range 200 {
 		s.Times[i*10] = 0
 	}
@@ -486,13 +487,13 @@ func TestMixtureMethod(t *testing.T) {
 func TestMixtureErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		s    *Sample
+		s    *ingest.Sample
 		k    int
 		want string
 	}{
-		{"all zero", &Sample{Times: []float64{0, 0, 0}}, 0, "settled items with time > 0"},
-		{"all censored", &Sample{Times: []float64{1, 2}, Censored: []bool{true, true}}, 0, "settled items with time > 0"},
-		{"too few for K", &Sample{Times: []float64{1, 2, 3, 4, 5}}, 3, "at least 6 distinct settled times"},
+		{"all zero", &ingest.Sample{Times: []float64{0, 0, 0}}, 0, "settled items with time > 0"},
+		{"all censored", &ingest.Sample{Times: []float64{1, 2}, Censored: []bool{true, true}}, 0, "settled items with time > 0"},
+		{"too few for K", &ingest.Sample{Times: []float64{1, 2, 3, 4, 5}}, 3, "at least 6 distinct settled times"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := MixtureEM(tc.s, MixtureOptions{K: tc.k})
@@ -559,7 +560,7 @@ func TestTruncNormal(t *testing.T) {
 // tail) or overlap (the bank's σ = 0.9 component spreads into the drags,
 // which the fit's slow component absorbs: 7.0% against 5.3%).
 func TestIssue11MixturePayments(t *testing.T) {
-	s, _, err := Read([]string{"../fixtures/payments.csv"}, ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})
+	s, _, err := ingest.Read([]string{"../fixtures/payments.csv"}, ingest.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})
 	if err != nil {
 		t.Skip("fixtures/payments.csv:", err)
 	}
@@ -629,14 +630,14 @@ func TestMixtureWarnings(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		s    *Sample
+		s    *ingest.Sample
 		o    MixtureOptions
 		want string
 	}{
-		{"iteration cap", &Sample{Times: two}, MixtureOptions{K: 3, MaxIter: 2}, "short of convergence (K=3)"},
-		{"largest K", &Sample{Times: two}, MixtureOptions{MaxK: 1}, "BIC chose the largest K tried (1)"},
-		{"ties", &Sample{Times: ties}, MixtureOptions{}, "at 60s is as narrow as allowed"},
-		{"one resolution cell", &Sample{Times: seconds}, MixtureOptions{}, "at 1.936s is narrower than the data's resolution (1s)"},
+		{"iteration cap", &ingest.Sample{Times: two}, MixtureOptions{K: 3, MaxIter: 2}, "short of convergence (K=3)"},
+		{"largest K", &ingest.Sample{Times: two}, MixtureOptions{MaxK: 1}, "BIC chose the largest K tried (1)"},
+		{"ties", &ingest.Sample{Times: ties}, MixtureOptions{}, "at 60s is as narrow as allowed"},
+		{"one resolution cell", &ingest.Sample{Times: seconds}, MixtureOptions{}, "at 1.936s is narrower than the data's resolution (1s)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := MixtureEM(tc.s, tc.o)
@@ -662,7 +663,7 @@ func TestMixtureWarnings(t *testing.T) {
 // errors of n = 5000 (the millisecond rounding is a cell of 0.1% at
 // 0.9 s, within the σ floor: no information lost).
 func TestIssue11MixtureLatency(t *testing.T) {
-	s, _, err := Read([]string{"../fixtures/latency.csv"}, ReadOptions{Column: "Latency(ms)", Unit: Millisecond})
+	s, _, err := ingest.Read([]string{"../fixtures/latency.csv"}, ingest.ReadOptions{Column: "Latency(ms)", Unit: ingest.Millisecond})
 	if err != nil {
 		t.Skip("fixtures/latency.csv:", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pollfit/pollfit/ingest"
 	"gonum.org/v1/gonum/mathext"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -206,7 +207,7 @@ func (d *Dist) Density(horizon float64, grid int) *Density {
 // MASS::fitdistr; gamma without censoring or zeros: its one-dimensional
 // profile equation); otherwise the log-likelihood is maximised by Nelder–Mead on
 // log-parameters from moment-based starting values.
-func MaxLikelihood(family string, s *Sample) (*Dist, error) {
+func MaxLikelihood(family string, s *ingest.Sample) (*Dist, error) {
 	if _, ok := familyParams[family]; !ok {
 		return nil, fmt.Errorf("fit: unknown family %q", family)
 	}
@@ -327,8 +328,8 @@ func MaxLikelihood(family string, s *Sample) (*Dist, error) {
 		}
 		return -logLik(d, s, zeroCell) / wAll
 	}
-	x, f := nelderMead(nll, x0, 0.5)
-	x, f = nelderMead(nll, x, 0.05) // restart: guards against a collapsed simplex
+	x, _ := nelderMead(nll, x0, 0.5)
+	x, f := nelderMead(nll, x, 0.05) // restart: guards against a collapsed simplex
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return nil, fmt.Errorf("fit: %s maximum likelihood failed to converge", family)
 	}
@@ -336,7 +337,7 @@ func MaxLikelihood(family string, s *Sample) (*Dist, error) {
 }
 
 // logLik is the censored log-likelihood of MaxLikelihood.
-func logLik(d *Dist, s *Sample, zeroCell float64) float64 {
+func logLik(d *Dist, s *ingest.Sample, zeroCell float64) float64 {
 	u := d.dist()
 	ll := 0.0
 	for i, t := range s.Times {

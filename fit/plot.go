@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/internal/outfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -39,7 +41,7 @@ type PlotOptions struct {
 // shows d.KM when there is one). The file is written to a temporary file
 // and renamed, so readers never see a partial plot. opt labels the figure
 // (its zero value: no label).
-func Plot(d *Density, s *Sample, path string, opt PlotOptions) error {
+func Plot(d *Density, s *ingest.Sample, path string, opt PlotOptions) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".png" && ext != ".svg" {
 		return fmt.Errorf("plot %s: unknown format %q (want .png or .svg)", path, ext)
@@ -49,7 +51,7 @@ func Plot(d *Density, s *Sample, path string, opt PlotOptions) error {
 
 // PlotSVG draws the figure of Plot as an SVG document, 8 × 10 inches,
 // for a web page.
-func PlotSVG(d *Density, s *Sample, opt PlotOptions) ([]byte, error) {
+func PlotSVG(d *Density, s *ingest.Sample, opt PlotOptions) ([]byte, error) {
 	var b bytes.Buffer
 	sc := vgsvg.New(plotWidth, plotHeight)
 	drawPlots(panels(d, s, opt), draw.New(sc))
@@ -66,7 +68,7 @@ const (
 )
 
 // panels builds the three panels of Plot.
-func panels(d *Density, s *Sample, opt PlotOptions) []*plot.Plot {
+func panels(d *Density, s *ingest.Sample, opt PlotOptions) []*plot.Plot {
 	// Log axis: from the first grid point with visible mass.
 	lo := 0.0
 	for i, t := range d.T {
@@ -343,7 +345,7 @@ func surviveSteps(x, F []float64, show func(float64) bool, horizon float64) plot
 // histogram bins the settled times within the grid (log-spaced bins on a
 // log axis) with heights on the density panel's scale, each settled item
 // weighing its share of the estimate's mass (KM jumps when censored).
-func histogram(d *Density, s *Sample, lo float64, logX bool) *plotter.Histogram {
+func histogram(d *Density, s *ingest.Sample, lo float64, logX bool) *plotter.Histogram {
 	const nb = 60
 	H := d.Horizon()
 	edges := make([]float64, nb+1)
@@ -417,34 +419,19 @@ func drawPlots(ps []*plot.Plot, c draw.Canvas) {
 func writePlots(ps []*plot.Plot, path, ext string) error {
 	w, h := plotWidth, plotHeight
 	var c draw.Canvas
-	var save func(f *os.File) error
+	var save func(w io.Writer) error
 	if ext == ".svg" {
 		sc := vgsvg.New(w, h)
 		c = draw.New(sc)
-		save = func(f *os.File) error { _, err := sc.WriteTo(f); return err }
+		save = func(w io.Writer) error { _, err := sc.WriteTo(w); return err }
 	} else {
 		ic := vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
 		c = draw.New(ic)
-		save = func(f *os.File) error { _, err := ic.WriteTo(f); return err }
+		save = func(w io.Writer) error { _, err := ic.WriteTo(w); return err }
 	}
 	drawPlots(ps, c)
-	f, err := os.CreateTemp(filepath.Dir(path), ".plot-*"+ext)
-	if err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	tmp := f.Name()
-	_ = f.Chmod(0o644) // CreateTemp makes 0600; a plot is for sharing
-	if err := save(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("plot %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("plot %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	// outfile: whole or not at all, temporary files removed on SIGINT.
+	if err := outfile.Write(path, nil, save); err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	return nil

@@ -3,6 +3,8 @@ package fit
 import (
 	"math"
 	"sync"
+
+	"github.com/pollfit/pollfit/internal/bulk"
 )
 
 // Pre-binning of large samples.
@@ -82,7 +84,7 @@ func preBin(t, m, cw []float64, delta float64, spikes *spikeSet) (wsample, float
 	if bucketed {
 		size = buckets
 	}
-	chunks := (n + itemChunk - 1) / itemChunk
+	chunks := bulk.NumChunks(n)
 	unit := 1 / float64(n)
 	// Chunks are added up in chunk order as they finish (the sums then do
 	// not depend on the schedule), and their bins reused: a fresh set per
@@ -94,7 +96,7 @@ func preBin(t, m, cw []float64, delta float64, spikes *spikeSet) (wsample, float
 	turn := sync.NewCond(&mu)
 	next := 0
 	free := make(chan []float64, 2)
-	parallelChunks(n, func(ch, a, b int) {
+	bulk.Chunks(n, func(ch, a, b int) {
 		var bins, spike []float64
 		select {
 		case bins = <-free:

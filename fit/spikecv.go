@@ -80,10 +80,9 @@ func (d *Density) keepSpikes(t, m, k []float64, opt Options) *spikeSet {
 
 // spikeCV holds the two halves of the cross-validation subsample.
 type spikeCV struct {
-	half  [2]spikeHalf
-	base  *Density // resolution and exact atoms
-	opt   Options
-	order []int // half h's items are scored at order[h]…, in half order
+	half [2]spikeHalf
+	base *Density // resolution and exact atoms
+	opt  Options
 }
 
 // spikeHalf is one half: times, masses scaled to the whole, count

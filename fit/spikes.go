@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/pollfit/pollfit/internal/bulk"
 	"gonum.org/v1/gonum/mathext"
 )
 
@@ -121,10 +122,10 @@ func (s *spikeSet) take(v, w float64, sum []float64) float64 {
 // the masses are summed per chunk, then in chunk order.
 func (s *spikeSet) apply(t, m []float64) []float64 {
 	n := len(t)
-	out := makeBig[float64](n, n)
-	part := make([][]float64, (n+itemChunk-1)/itemChunk)
+	out := bulk.Make[float64](n, n)
+	part := make([][]float64, bulk.NumChunks(n))
 	unit := 1 / float64(n)
-	parallelChunks(n, func(ch, a, b int) {
+	bulk.Chunks(n, func(ch, a, b int) {
 		sum := make([]float64, len(s.atoms))
 		for i := a; i < b; i++ {
 			w := unit

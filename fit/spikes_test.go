@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/pollfit/pollfit/ingest"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -34,7 +35,7 @@ func TestSpikes(t *testing.T) {
 		// background (≈ 0.9 × lognormal density at 30 s × 1 s ≈ 0.01) is
 		// mostly taken out as μ.
 		for _, dom := range []string{DomainLog, DomainLinear, DomainReflect} {
-			d, err := Estimate(&Sample{Times: x}, Options{Domain: dom})
+			d, err := Estimate(&ingest.Sample{Times: x}, Options{Domain: dom})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +70,7 @@ func TestNoSpikes(t *testing.T) {
 		"lognormal 1s res":  sampleOf(distuv.LogNormal{Mu: 5, Sigma: 1, Src: pcg(19)}, n, 1),
 	}
 	for name, x := range cases {
-		d, err := Estimate(&Sample{Times: x}, Options{})
+		d, err := Estimate(&ingest.Sample{Times: x}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +133,7 @@ func TestTruncExpRate(t *testing.T) {
 // as 60.5 s + Exp(mean 0.5 s), 12 % of momo = 6 % of all rows; binomial sd
 // 0.0017) are found as one spike, the only atom (issue 4).
 func TestSpikePaymentsFixture(t *testing.T) {
-	s, _, err := Read([]string{"../fixtures/payments.csv"}, ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})
+	s, _, err := ingest.Read([]string{"../fixtures/payments.csv"}, ingest.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})
 	if err != nil {
 		t.Skip("fixtures/payments.csv:", err)
 	}
@@ -170,7 +171,7 @@ func TestSpikePaymentsFixture(t *testing.T) {
 // (counted here straight from the CSV), and no spike (issue 4).
 func TestAtomsBatchesFixture(t *testing.T) {
 	x := readColumn(t, "../fixtures/batches.csv", "settle_s")
-	s, _, err := Read([]string{"../fixtures/batches.csv"}, ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})
+	s, _, err := ingest.Read([]string{"../fixtures/batches.csv"}, ingest.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,11 +216,11 @@ func TestSpikeLeavesSmoothBackground(t *testing.T) {
 			x[i] = math.Round(x[i]*1000) / 1000
 		}
 	}
-	dw, err := Estimate(&Sample{Times: with}, Options{})
+	dw, err := Estimate(&ingest.Sample{Times: with}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	do, err := Estimate(&Sample{Times: without}, Options{})
+	do, err := Estimate(&ingest.Sample{Times: without}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

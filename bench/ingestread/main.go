@@ -1,4 +1,4 @@
-// Command ingestread times fit.Read (and fit.Estimate) on one input, for
+// Command ingestread times ingest.Read (and fit.Estimate) on one input, for
 // bench/ingest.sh when the pollfit binary is not available.
 //
 //	go run ./bench/ingestread [-estimate] [-column settle_s] [-cpuprofile F] FILE...
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 )
 
 func main() {
@@ -31,7 +32,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	t0 := time.Now()
-	s, rep, err := fit.Read(flag.Args(), fit.ReadOptions{Column: *column, Progress: fit.TerminalProgress(os.Stderr)})
+	s, rep, err := ingest.Read(flag.Args(), ingest.ReadOptions{Column: *column, Progress: ingest.TerminalProgress(os.Stderr)})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ingestread:", err)
 		os.Exit(1)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/report"
 	"github.com/pollfit/pollfit/optimize"
 )
@@ -35,7 +36,7 @@ type Compare struct {
 
 // arena is the data a comparison is fitted on and scored on.
 type arena struct {
-	train, test *fit.Sample
+	train, test *ingest.Sample
 	trainItems  *optimize.Items
 	testItems   *optimize.Items
 	density     *fit.Density
@@ -73,7 +74,7 @@ func (in Input) loadParts(stderr io.Writer, need string) ([]part, error) {
 // newArena splits the sample (holdout > 0, checked by checkHoldout) and
 // fits the density on the training part up to the horizon of sv (from the
 // training part's settle times when sv has none).
-func newArena(sample *fit.Sample, fo fit.Options, sv Solve, holdout float64, seed uint64) (*arena, error) {
+func newArena(sample *ingest.Sample, fo fit.Options, sv Solve, holdout float64, seed uint64) (*arena, error) {
 	a := &arena{train: sample, test: sample}
 	a.note = fmt.Sprintf("scored in-sample on all %s items (no hold-out)", thousands(sample.Len()))
 	a.short = fmt.Sprintf("in-sample, %s items", thousands(sample.Len()))
@@ -278,6 +279,9 @@ func (c Compare) Run(stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := checkHoldout(c.Holdout); err != nil {
+		return err
+	}
+	if err := checkDraws(c.Draws); err != nil {
 		return err
 	}
 	ages, labels, err := ParseAges(c.Ages)

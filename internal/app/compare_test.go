@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/optimize"
 )
 
@@ -51,7 +51,7 @@ func runCompare(t *testing.T, c Compare) compareOut {
 func TestCompareStuckBudget(t *testing.T) {
 	path := writeLogNormal(t, 4000, 2, 1, 9)
 	c := Compare{
-		Input:     Input{Paths: []string{path}, Read: fit.ReadOptions{Column: "settle_s"}, Quiet: true},
+		Input:     Input{Paths: []string{path}, Read: ingest.ReadOptions{Column: "settle_s"}, Quiet: true},
 		Solve:     Solve{Budget: optimize.Budget{StuckPolls: 40}, Phases: 3, Options: optimize.Options{Horizon: 10 * time.Minute, MinGap: 10 * time.Millisecond}},
 		Families:  "all",
 		Schedules: []string{"mine=every 20s until 10m"},
@@ -100,7 +100,7 @@ func TestCompareStuckBudget(t *testing.T) {
 func TestCompareMeanBudget(t *testing.T) {
 	path := writeLogNormal(t, 3000, 1.5, 1.2, 10)
 	c := Compare{
-		Input:    Input{Paths: []string{path}, Read: fit.ReadOptions{Column: "settle_s"}, Quiet: true},
+		Input:    Input{Paths: []string{path}, Read: ingest.ReadOptions{Column: "settle_s"}, Quiet: true},
 		Solve:    Solve{Budget: optimize.Budget{MeanPolls: 6}, Phases: PhasesExact, Options: optimize.Options{Horizon: 5 * time.Minute}},
 		Families: "fixed,exp,fib",
 		Holdout:  0.3,
@@ -124,7 +124,7 @@ func TestCompareMeanBudget(t *testing.T) {
 
 func TestCompareUsage(t *testing.T) {
 	path := writeLogNormal(t, 100, 1, 1, 1)
-	in := Input{Paths: []string{path}, Read: fit.ReadOptions{Column: "settle_s"}, Quiet: true}
+	in := Input{Paths: []string{path}, Read: ingest.ReadOptions{Column: "settle_s"}, Quiet: true}
 	ok := Solve{Budget: optimize.Budget{StuckPolls: 20}}
 	for name, c := range map[string]Compare{
 		"poll cost": {Input: in, Solve: Solve{Budget: optimize.Budget{PollCost: 1}}, Format: "table", Ages: "30s"},

@@ -25,11 +25,14 @@ type Evaluate struct {
 
 // Run scores the schedules and prints one row each.
 func (e Evaluate) Run(stdout, stderr io.Writer) error {
-	if err := checkOutputs("", e.Plot); err != nil {
+	if err := (outputs{Plots: []string{e.Plot}, Inputs: e.Input.Paths, Files: e.Schedules}).check(); err != nil {
 		return err
 	}
 	if len(e.Schedules) == 0 {
 		return &UsageError{errNoSchedule}
+	}
+	if err := checkDraws(e.Draws); err != nil {
+		return err
 	}
 	ages, labels, err := ParseAges(e.Ages)
 	if err != nil {
@@ -152,6 +155,18 @@ func writeRows(w io.Writer, format string, rows []report.Row, note string) error
 	default:
 		return report.Table(w, rows, note)
 	}
+}
+
+// MaxDraws bounds --draws: each draw scores every item once more.
+const MaxDraws = 100_000
+
+// checkDraws refuses a --draws value that is not a count of draws; 0 is
+// the library's default (optimize.DefaultDraws).
+func checkDraws(n int) error {
+	if n < 0 || n > MaxDraws {
+		return Usagef("--draws %d: want 1 to %d Monte Carlo draws (0: the default, %d)", n, MaxDraws, optimize.DefaultDraws)
+	}
+	return nil
 }
 
 func checkFormat(got string, allowed ...string) error {

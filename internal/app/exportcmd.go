@@ -25,7 +25,7 @@ type Export struct {
 
 // Run writes the schedule in the target language.
 func (e Export) Run(stdout, stderr io.Writer) error {
-	if err := checkOutputs(e.Out); err != nil {
+	if err := (outputs{Out: e.Out, Files: []string{e.Schedule, e.Template}}).check(); err != nil {
 		return err
 	}
 	if e.Schedule == "" {

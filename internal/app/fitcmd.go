@@ -13,6 +13,7 @@ import (
 
 	"github.com/pollfit/pollfit/export"
 	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/outfile"
 	"github.com/pollfit/pollfit/internal/report"
 )
@@ -31,13 +32,13 @@ type Fit struct {
 // top level, the input's row counts, and one density per segment.
 type fitJSON struct {
 	*fit.Density
-	Input    *fit.Report             `json:"input,omitempty"`
+	Input    *ingest.Report          `json:"input,omitempty"`
 	Segments map[string]*fit.Density `json:"segments,omitempty"`
 }
 
 // Run estimates the distribution and writes it as JSON or CSV.
 func (f Fit) Run(stdout, stderr io.Writer) error {
-	if err := checkOutputs(f.Out, f.Plot); err != nil {
+	if err := (outputs{Out: f.Out, Plots: []string{f.Plot}, Inputs: f.Input.Paths}).check(); err != nil {
 		return err
 	}
 	if f.Format == "" {
@@ -216,10 +217,8 @@ func readDensity(path string) (*fit.Density, error) {
 		}
 		return nil, fmt.Errorf("%s: not a density written by pollfit fit: want a grid with t_s, pdf_per_s and cdf of equal length ≥ 2", path)
 	}
-	for i := 1; i < n; i++ {
-		if !(d.T[i] > d.T[i-1]) || d.CDFs[i] < d.CDFs[i-1] {
-			return nil, fmt.Errorf("%s: grid point %d: t must increase and cdf must not decrease", path, i)
-		}
+	if err := d.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w (pollfit fit writes valid densities)", path, err)
 	}
 	return &d, nil
 }

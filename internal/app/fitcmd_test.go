@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 )
 
 func TestCountAtoms(t *testing.T) {
@@ -39,7 +40,7 @@ func TestCountAtoms(t *testing.T) {
 // --segment.
 func TestFitOutputTables(t *testing.T) {
 	in := Input{Paths: []string{"../../fixtures/payments.csv"}, Quiet: true, MinSegmentRows: 200,
-		Read: fit.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}, Segment: "method"}}
+		Read: ingest.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}, Segment: "method"}}
 	path := filepath.Join(t.TempDir(), "density.json")
 	if err := (Fit{Input: in, Options: fit.Options{Holdout: 0.3, Seed: 1}, Out: path}).Run(io.Discard, io.Discard); err != nil {
 		t.Fatal(err)

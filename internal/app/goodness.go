@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/optimize"
 )
 
@@ -241,7 +242,7 @@ func formatCount(n float64) string {
 // scoreLag scores the derived schedule on the test rows (the held-out
 // ones, or the rows fitted when they are the same) with its lag's standard
 // error, and checks it against the expectation (see checkLag).
-func scoreLag(d *fit.Density, r *optimize.Result, test, train *fit.Sample, o optimize.Options, seed uint64) *lagCheck {
+func scoreLag(d *fit.Density, r *optimize.Result, test, train *ingest.Sample, o optimize.Options, seed uint64) *lagCheck {
 	items := itemsOf(test)
 	if items == nil {
 		return nil

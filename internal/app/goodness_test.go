@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/optimize"
 )
 
@@ -66,7 +67,7 @@ func TestPlanLagCheckIssue11(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := runPlanJSON(t, Plan{
-		Input: Input{Paths: []string{path}, Read: fit.ReadOptions{Column: "settle_s", Segment: "segment"}, MinSegmentRows: 50},
+		Input: Input{Paths: []string{path}, Read: ingest.ReadOptions{Column: "settle_s", Segment: "segment"}, MinSegmentRows: 50},
 		Fit:   fit.Options{Bandwidth: "0.002"},
 		Solve: Solve{Budget: optimize.Budget{StuckPolls: 80}, Phases: PhasesExact,
 			Options: optimize.Options{Horizon: 10 * time.Second, Resolution: 10 * time.Millisecond}},
@@ -84,7 +85,7 @@ func TestPlanLagCheckIssue11(t *testing.T) {
 	}
 
 	pay := runPlanJSON(t, Plan{
-		Input: Input{Paths: []string{"../../fixtures/payments.csv"}, Read: fit.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}}, MinSegmentRows: 200},
+		Input: Input{Paths: []string{"../../fixtures/payments.csv"}, Read: ingest.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}}, MinSegmentRows: 200},
 		Solve: Solve{Budget: optimize.Budget{StuckPolls: 152, MeanPolls: 19}, Phases: 4},
 		Ages:  "30s", Holdout: 0.3, Seed: 1,
 	})

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/outfile"
 	"github.com/pollfit/pollfit/optimize"
 )
@@ -31,7 +31,7 @@ func Usagef(format string, args ...any) error {
 // Input names the settle-time data of a command.
 type Input struct {
 	Paths   []string // files, globs, directories or "-"; none means no input
-	Read    fit.ReadOptions
+	Read    ingest.ReadOptions
 	Bundled *Bundled // used when Paths is empty; nil means no data
 	Quiet   bool
 	// MinSegmentRows: segments (Read.Segment) with fewer rows are
@@ -52,10 +52,10 @@ type Bundled struct {
 
 // load reads the input and reports the row counts on stderr. It returns
 // nil, nil, nil when there is no input.
-func (in Input) load(stderr io.Writer) (*fit.Sample, *fit.Report, error) {
+func (in Input) load(stderr io.Writer) (*ingest.Sample, *ingest.Report, error) {
 	var (
-		s   *fit.Sample
-		rep *fit.Report
+		s   *ingest.Sample
+		rep *ingest.Report
 		err error
 	)
 	if in.MinSegmentRows < 0 {
@@ -66,26 +66,26 @@ func (in Input) load(stderr io.Writer) (*fit.Sample, *fit.Report, error) {
 		if in.Read.Column == "" && in.Read.Start == "" && !in.Read.Binned {
 			return nil, nil, Usagef("--column is required with --input: name the column that holds settle times (or give --start and --end)")
 		}
-		s, rep, err = fit.Read(in.Paths, in.Read)
+		s, rep, err = ingest.Read(in.Paths, in.Read)
 	case in.Bundled != nil:
 		opt := in.Read
 		if opt.Column == "" {
 			opt.Column = in.Bundled.Column
 		}
-		s, rep, err = fit.ReadCSV(strings.NewReader(string(in.Bundled.Data)), in.Bundled.Name, opt)
+		s, rep, err = ingest.ReadCSV(strings.NewReader(string(in.Bundled.Data)), in.Bundled.Name, opt)
 	default:
 		return nil, nil, nil
 	}
 	if err != nil {
 		switch {
 		case in.Read.DropInvalid:
-		case !in.Read.Binned && (errors.Is(err, fit.ErrNegative) || errors.Is(err, fit.ErrEndBeforeStart)):
+		case !in.Read.Binned && (errors.Is(err, ingest.ErrNegative) || errors.Is(err, ingest.ErrEndBeforeStart)):
 			err = fmt.Errorf("%w (--negative drop drops such rows, --negative zero sets them to 0; both are counted)", err)
-		case errors.Is(err, fit.ErrNotNumber) || errors.Is(err, fit.ErrNegative) ||
-			errors.Is(err, fit.ErrEmptyValue) || errors.Is(err, fit.ErrNotFinite):
+		case errors.Is(err, ingest.ErrNotNumber) || errors.Is(err, ingest.ErrNegative) ||
+			errors.Is(err, ingest.ErrEmptyValue) || errors.Is(err, ingest.ErrNotFinite) || errors.Is(err, ingest.ErrOutOfRange):
 			err = fmt.Errorf("%w (--drop-invalid drops such rows and counts them)", err)
 		}
-		if errors.Is(err, fit.ErrOption) {
+		if errors.Is(err, ingest.ErrOption) {
 			err = &UsageError{err}
 		}
 		return nil, nil, err
@@ -115,15 +115,15 @@ func (in Input) load(stderr io.Writer) (*fit.Sample, *fit.Report, error) {
 // UnitLine says which unit bare numbers were read in and why, for
 // stderr: `unit: ms (from the column name "Latency(ms)"; --unit
 // overrides)`. It is empty for timestamp input.
-func UnitLine(rep *fit.Report) string {
+func UnitLine(rep *ingest.Report) string {
 	switch rep.UnitFrom {
-	case fit.UnitFromName:
+	case ingest.UnitFromName:
 		return fmt.Sprintf("unit: %s (from the column name %q; --unit overrides)", rep.Unit, rep.UnitColumn)
-	case fit.UnitFromType:
+	case ingest.UnitFromType:
 		return fmt.Sprintf("unit: %s (the Parquet type of column %q)", rep.Unit, rep.UnitColumn)
-	case fit.UnitFromOption:
+	case ingest.UnitFromOption:
 		return fmt.Sprintf("unit: %s (--unit)", rep.Unit)
-	case fit.UnitFromDefault:
+	case ingest.UnitFromDefault:
 		return fmt.Sprintf("unit: %s (default; --unit sets it)", rep.Unit)
 	}
 	return ""
@@ -171,7 +171,7 @@ func HorizonAges(ages []time.Duration, labels []string, h time.Duration) ([]time
 }
 
 // itemsOf prepares a sample for scoring.
-func itemsOf(s *fit.Sample) *optimize.Items {
+func itemsOf(s *ingest.Sample) *optimize.Items {
 	if s == nil {
 		return nil
 	}
@@ -192,21 +192,62 @@ func SplitList(s string) []string {
 	return out
 }
 
-// checkOutputs fails early, before any reading or fitting, when an output
-// file's directory is missing or a plot file is neither .png nor .svg.
-func checkOutputs(out string, plots ...string) error {
-	if err := outfile.CheckDir(out); err != nil {
-		return err
+// outputs are the files a command writes, and the files it reads, so that
+// check can refuse before any reading or fitting what would fail or
+// destroy data after it.
+type outputs struct {
+	Out    string   // --output; "" or "-" for stdout
+	Plots  []string // --plot files (per-segment plots are named after them)
+	Inputs []string // --input paths (globs, directories), as given
+	Files  []string // other files read: --density, --schedule, --template
+}
+
+// check fails when an output file cannot be written (its directory is
+// missing, or it is a directory), when it is one of the input files (fit
+// -i d.csv -o d.csv overwrote the data with JSON), when two outputs are
+// one file, or when a plot file is neither .png nor .svg.
+func (o outputs) check() error {
+	type named struct{ flag, path string }
+	var outs []named
+	if o.Out != "" && o.Out != "-" {
+		outs = append(outs, named{"--output", o.Out})
 	}
-	for _, p := range plots {
+	for _, p := range o.Plots {
 		if p == "" {
 			continue
 		}
 		if ext := strings.ToLower(filepath.Ext(p)); ext != ".png" && ext != ".svg" {
 			return Usagef("--plot %s: want a .png or .svg file", p)
 		}
-		if err := outfile.CheckDir(p); err != nil {
-			return err
+		outs = append(outs, named{"--plot", p})
+	}
+	if len(outs) == 0 {
+		return nil
+	}
+	for _, w := range outs {
+		if err := outfile.CheckDir(w.path); err != nil {
+			return &UsageError{fmt.Errorf("%s: %w", w.flag, err)}
+		}
+	}
+	// Read's own expansion: a file matched by a glob or found in a
+	// directory is an input too. Paths that name nothing fail later,
+	// when they are read, with Read's error.
+	inputs := slices.Clone(o.Files)
+	for _, p := range o.Inputs {
+		if files, err := ingest.Files([]string{p}); err == nil {
+			inputs = append(inputs, files...)
+		}
+	}
+	for i, w := range outs {
+		for _, in := range inputs {
+			if outfile.SameFile(w.path, in) {
+				return Usagef("%s %s is also an input file (%s): writing it would destroy the data; choose another output file", w.flag, w.path, in)
+			}
+		}
+		for _, v := range outs[:i] {
+			if outfile.SameFile(w.path, v.path) || filepath.Clean(w.path) == filepath.Clean(v.path) {
+				return Usagef("%s and %s both name %s: choose two files", v.flag, w.flag, w.path)
+			}
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pollfit/pollfit/export"
 	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/optimize"
 )
 
@@ -23,7 +24,7 @@ type Optimize struct {
 // Run derives the schedule and writes it as the JSON document that export
 // --lang json writes.
 func (o Optimize) Run(stdout, stderr io.Writer) error {
-	if err := checkOutputs(o.Out); err != nil {
+	if err := (outputs{Out: o.Out, Inputs: o.Input.Paths, Files: []string{o.Density}}).check(); err != nil {
 		return err
 	}
 	if err := o.Fit.Check(); err != nil {
@@ -125,7 +126,7 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 // fromSample fits the sample up to the horizon (from its settle times when
 // not given) and derives the schedule; note says where the horizon came
 // from.
-func (o Optimize) fromSample(sample *fit.Sample) (*optimize.Result, string, error) {
+func (o Optimize) fromSample(sample *ingest.Sample) (*optimize.Result, string, error) {
 	sv, note, err := o.Solve.withHorizon(sample)
 	if err != nil {
 		return nil, "", err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pollfit/pollfit/export"
 	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/report"
 	"github.com/pollfit/pollfit/optimize"
 )
@@ -51,12 +52,12 @@ type section struct {
 	Lag *lagCheck
 	// Train and Test are the rows fitted and scored on (the same sample
 	// when scored in-sample).
-	Train, Test *fit.Sample
+	Train, Test *ingest.Sample
 }
 
 // Run fits, derives and scores, and prints the plan.
 func (p Plan) Run(stdout, stderr io.Writer) error {
-	if err := checkOutputs(p.Out, p.Plot); err != nil {
+	if err := (outputs{Out: p.Out, Plots: []string{p.Plot}, Inputs: p.Input.Paths}).check(); err != nil {
 		return err
 	}
 	if err := p.Fit.Check(); err != nil {
@@ -116,7 +117,7 @@ func (p Plan) runModel(stdout io.Writer, ages []time.Duration, labels []string) 
 	if err != nil {
 		return Usagef("--dist: %w", err)
 	}
-	sample := &fit.Sample{Times: make([]float64, modelDraws)}
+	sample := &ingest.Sample{Times: make([]float64, modelDraws)}
 	for i := range sample.Times {
 		sample.Times[i] = dist.Quantile((float64(i) + 0.5) / modelDraws)
 	}
@@ -130,7 +131,7 @@ func (p Plan) runModel(stdout io.Writer, ages []time.Duration, labels []string) 
 
 // write writes the plan's sections: the schedule document (with -o), the
 // plot (with --plot), and the report.
-func (p Plan) write(stdout, stderr io.Writer, secs []*section, rep *fit.Report) error {
+func (p Plan) write(stdout, stderr io.Writer, secs []*section, rep *ingest.Report) error {
 	all := secs[0]
 	doc := export.Document{Schedule: all.Derived.Result.Schedule, Meta: planMeta(all)}
 	for _, s := range secs[1:] {
@@ -166,7 +167,7 @@ func (p Plan) write(stdout, stderr io.Writer, secs []*section, rep *fit.Report) 
 
 // plan derives and scores the schedule of one segment; with a model
 // (--dist), from the model itself, scored on all of sample.
-func (p Plan) plan(segment string, sample *fit.Sample, model *fit.Dist, ages []time.Duration, labels []string) (*section, error) {
+func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages []time.Duration, labels []string) (*section, error) {
 	train, test := sample, sample
 	note := fmt.Sprintf("scored in-sample on all %d rows", sample.Len())
 	switch {
@@ -359,7 +360,7 @@ type planJSON struct {
 	Note     string                 `json:"scored_on"`
 	Omitted  []string               `json:"not_scored,omitempty"` // reference schedules that stop before the horizon
 	Segments map[string]segmentJSON `json:"segments,omitempty"`
-	Input    *fit.Report            `json:"input"`
+	Input    *ingest.Report         `json:"input"`
 	Check                           // the fit's distances from the data, the mean lag check
 }
 
@@ -370,7 +371,7 @@ type segmentJSON struct {
 	Check
 }
 
-func (p Plan) writeJSON(w io.Writer, doc export.Document, secs []*section, rep *fit.Report) error {
+func (p Plan) writeJSON(w io.Writer, doc export.Document, secs []*section, rep *ingest.Report) error {
 	var buf bytes.Buffer
 	if err := export.JSON(&buf, doc, export.JSONOptions{}); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/plot"
 	"github.com/pollfit/pollfit/optimize"
 )
@@ -25,7 +26,7 @@ func plotTimeline(path string, p part, d *fit.Density, scheds []optimize.Schedul
 
 // plotDensity draws the histogram, density, survival and hazard of the
 // part (s may be nil: no histogram).
-func plotDensity(path string, p part, d *fit.Density, s *fit.Sample) error {
+func plotDensity(path string, p part, d *fit.Density, s *ingest.Sample) error {
 	var label string
 	if p.segmented() {
 		label = p.title()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pollfit/pollfit/export"
 	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/html"
 	"github.com/pollfit/pollfit/internal/outfile"
 	"github.com/pollfit/pollfit/internal/plot"
@@ -67,11 +68,14 @@ const maxReportSteps = 40
 
 // Run fits, derives, compares and sweeps each part, and writes the page.
 func (r Report) Run(stdout, stderr io.Writer) error {
-	if err := checkOutputs(r.Out); err != nil {
+	if err := (outputs{Out: r.Out, Inputs: r.Input.Paths}).check(); err != nil {
 		return err
 	}
 	if err := r.Fit.Check(); err != nil {
 		return &UsageError{err}
+	}
+	if err := checkDraws(r.Draws); err != nil {
+		return err
 	}
 	if err := r.Solve.check(); err != nil {
 		return err
@@ -257,7 +261,7 @@ func (r Report) budgets(values []float64, s *section) ([]optimize.Budget, bool) 
 }
 
 // page builds the report's page from the parts.
-func (r Report) page(parts []*reportPart, rep *fit.Report) (*html.Page, error) {
+func (r Report) page(parts []*reportPart, rep *ingest.Report) (*html.Page, error) {
 	pg := &html.Page{Title: r.Title, Version: r.Version, Command: r.Command}
 	if pg.Title == "" {
 		pg.Title = "pollfit report: " + r.inputName()
@@ -339,7 +343,7 @@ func partIDs(parts []*reportPart) []string {
 }
 
 // partPage builds the page of one part.
-func (r Report) partPage(p *reportPart, id string, parts []*reportPart, rep *fit.Report) (html.Part, error) {
+func (r Report) partPage(p *reportPart, id string, parts []*reportPart, rep *ingest.Report) (html.Part, error) {
 	s := p.sec
 	hp := html.Part{ID: id, Title: "All items"}
 	if p.part.segmented() {
@@ -348,7 +352,7 @@ func (r Report) partPage(p *reportPart, id string, parts []*reportPart, rep *fit
 	hp.Data = r.dataFacts(p, rep)
 	q := html.Table{Head: []string{"", "rows", "censored", "p50", "p90", "p95", "p99", "last settle"}, Mark: -1,
 		Caption: "Settle-time quantiles of all rows (Kaplan–Meier when some are censored)"}
-	quantRow := func(name string, smp *fit.Sample) {
+	quantRow := func(name string, smp *ingest.Sample) {
 		qs, last := kmQuantiles(smp, []float64{0.5, 0.9, 0.95, 0.99})
 		row := []string{name, thousands(smp.Len()), thousands(smp.CensoredCount())}
 		for _, v := range qs {
@@ -429,7 +433,7 @@ func (r Report) partPage(p *reportPart, id string, parts []*reportPart, rep *fit
 
 // dataFacts says what was read: for all items the input's counts, for
 // every part its rows, censored share, split, and the unit of the times.
-func (r Report) dataFacts(p *reportPart, rep *fit.Report) []html.Fact {
+func (r Report) dataFacts(p *reportPart, rep *ingest.Report) []html.Fact {
 	var out []html.Fact
 	s := p.sec
 	if !p.part.segmented() && rep != nil {
@@ -471,9 +475,9 @@ func (r Report) dataFacts(p *reportPart, rep *fit.Report) []html.Fact {
 	return out
 }
 
-// duplicatesFact counts the rows that repeat an earlier one (fit.Report:
+// duplicatesFact counts the rows that repeat an earlier one (ingest.Report:
 // dropped by --dedupe, or counted when it is not given).
-func duplicatesFact(in Input, rep *fit.Report) html.Fact {
+func duplicatesFact(in Input, rep *ingest.Report) html.Fact {
 	if in.Read.Dedupe != "" {
 		n := rep.Dropped["duplicate id"]
 		return html.Fact{Label: "duplicates", Value: thousands(n), Note: "rows repeating an earlier value of " + in.Read.Dedupe + ", dropped (--dedupe)"}
@@ -490,8 +494,8 @@ func duplicatesFact(in Input, rep *fit.Report) html.Fact {
 }
 
 // unitFact says in what unit the settle times were read, and why
-// (fit.Report.Unit and UnitFrom).
-func unitFact(in Input, rep *fit.Report) html.Fact {
+// (ingest.Report.Unit and UnitFrom).
+func unitFact(in Input, rep *ingest.Report) html.Fact {
 	o := in.Read
 	if o.Start != "" {
 		v := "timestamps: " + o.End + " − " + o.Start
@@ -507,11 +511,11 @@ func unitFact(in Input, rep *fit.Report) html.Fact {
 	}
 	var why string
 	switch rep.UnitFrom {
-	case fit.UnitFromOption:
+	case ingest.UnitFromOption:
 		why = "given by --unit"
-	case fit.UnitFromName:
+	case ingest.UnitFromName:
 		why = "the column's name says so"
-	case fit.UnitFromType:
+	case ingest.UnitFromType:
 		why = "the column's type says so"
 	default:
 		why = "the default: nothing said otherwise (--unit sets it)"
@@ -531,7 +535,7 @@ func columnName(in Input) string {
 }
 
 // unitName names a unit: "seconds", "milliseconds", ….
-func unitName(u fit.Unit) string {
+func unitName(u ingest.Unit) string {
 	if u == 0 {
 		return "seconds"
 	}
@@ -560,7 +564,7 @@ func unitName(u fit.Unit) string {
 // midpoint to the next event time where S(t) equals 1 − p over an
 // interval; NaN where S stays above 1 − p (too many censored). last is
 // the last settle time.
-func kmQuantiles(s *fit.Sample, ps []float64) (qs []float64, last float64) {
+func kmQuantiles(s *ingest.Sample, ps []float64) (qs []float64, last float64) {
 	qs = make([]float64, len(ps))
 	for i := range qs {
 		qs[i] = math.NaN()
@@ -724,15 +728,12 @@ func budgetPage(p *reportPart, id string, plan optimize.Budget) (html.Budget, er
 		b.Charts = append(b.Charts, html.Figure{ID: fmt.Sprintf("%s-chart-%d", id, i), SVG: template.HTML(html.CompactSVG(svg.Data))})
 		ats = append(ats, svg.At)
 	}
-	lag := report.LagFormat(nil)
-	{
-		var rows []report.Row
-		for _, r := range steps {
-			v := r.MeanLag
-			rows = append(rows, report.Row{MeanLag: &v})
-		}
-		lag = report.LagFormat(rows)
+	var lagRows []report.Row
+	for _, r := range steps {
+		v := r.MeanLag
+		lagRows = append(lagRows, report.Row{MeanLag: &v})
 	}
+	lag := report.LagFormat(lagRows)
 	// The slider's time axis: log when the polls span more than two
 	// decades, as the timeline's.
 	horizon := p.sec.Derived.Result.Options.Horizon.Seconds()

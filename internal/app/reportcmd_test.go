@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/optimize"
 )
 
@@ -33,14 +33,14 @@ func TestKMQuantiles(t *testing.T) {
 	nan := math.NaN()
 	for _, tc := range []struct {
 		name string
-		s    *fit.Sample
+		s    *ingest.Sample
 		ps   []float64
 		want []float64 // R's output
 	}{
-		{"censored", &fit.Sample{Times: []float64{1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12}, Censored: cens([]int{1, 1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1})},
+		{"censored", &ingest.Sample{Times: []float64{1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12}, Censored: cens([]int{1, 1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1})},
 			[]float64{0.5, 0.9, 0.95, 0.99}, []float64{7, 12, 12, 12}},
-		{"flat at 1 − p", &fit.Sample{Times: []float64{1, 2, 3, 4}}, []float64{0.5, 0.75, 0.9}, []float64{2.5, 3.5, 4}},
-		{"not reached", &fit.Sample{Times: []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, Censored: cens([]int{1, 1, 1, 1, 1, 1, 1, 0, 0, 0})},
+		{"flat at 1 − p", &ingest.Sample{Times: []float64{1, 2, 3, 4}}, []float64{0.5, 0.75, 0.9}, []float64{2.5, 3.5, 4}},
+		{"not reached", &ingest.Sample{Times: []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, Censored: cens([]int{1, 1, 1, 1, 1, 1, 1, 0, 0, 0})},
 			[]float64{0.5, 0.9}, []float64{5.5, nan}},
 	} {
 		got, _ := kmQuantiles(tc.s, tc.ps)
@@ -103,7 +103,7 @@ func TestReportPage(t *testing.T) {
 	evil := `</script><script>alert(1)</script>`
 	path := reportSample(t, []string{"card", evil}, 400)
 	in := Input{Paths: []string{path}, Quiet: true, MinSegmentRows: 200,
-		Read: fit.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}, Segment: "method"}}
+		Read: ingest.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}, Segment: "method"}}
 	solve := Solve{Budget: optimize.Budget{StuckPolls: 40}}
 	var page bytes.Buffer
 	err := Report{Input: in, Solve: solve, Holdout: 0.3, Seed: 1, Families: "fixed,exp", Budgets: "10..160:5",

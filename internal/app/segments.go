@@ -10,14 +10,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/pollfit/pollfit/export"
-	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 )
 
 // part is a share of the input that a command reports on by itself: all
 // items, or the items of one segment (--segment).
 type part struct {
 	Name   string // export.AllSegment, or the segment's value ("other" for the folded ones)
-	Sample *fit.Sample
+	Sample *ingest.Sample
 }
 
 // segmented reports whether the part is one segment rather than all items.
@@ -52,7 +52,7 @@ func (p part) size() string {
 // in.MinSegmentRows folded into one named "other" (stderr is told which).
 // s may be nil (a command run without data): its one part has no sample,
 // and --segment is a usage error.
-func (in Input) parts(s *fit.Sample, stderr io.Writer) ([]part, error) {
+func (in Input) parts(s *ingest.Sample, stderr io.Writer) ([]part, error) {
 	out := []part{{Name: export.AllSegment, Sample: s}}
 	if s == nil {
 		return out, in.refuseSegment("a run without --input")

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pollfit/pollfit/export"
-	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 )
 
 // TestPlotPaths: all items keep the file name; each segment gets
@@ -62,8 +62,8 @@ func TestSafeNameCutsWholeRunes(t *testing.T) {
 }
 
 // segmentedSample has 3 card rows, 2 wallet rows and 1 bank row.
-func segmentedSample() *fit.Sample {
-	return &fit.Sample{
+func segmentedSample() *ingest.Sample {
+	return &ingest.Sample{
 		Times:        []float64{1, 2, 3, 4, 5, 6},
 		Segment:      []int32{0, 1, 0, 2, 1, 0},
 		SegmentNames: []string{"card", "wallet", "bank"},
@@ -72,7 +72,7 @@ func segmentedSample() *fit.Sample {
 
 func TestParts(t *testing.T) {
 	var stderr bytes.Buffer
-	in := Input{MinSegmentRows: 2, Read: fit.ReadOptions{Segment: "method"}}
+	in := Input{MinSegmentRows: 2, Read: ingest.ReadOptions{Segment: "method"}}
 	parts, err := in.parts(segmentedSample(), &stderr)
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestParts(t *testing.T) {
 func TestPartsReservedName(t *testing.T) {
 	s := segmentedSample()
 	s.SegmentNames[1] = export.AllSegment
-	_, err := Input{Read: fit.ReadOptions{Segment: "method"}}.parts(s, &bytes.Buffer{})
+	_, err := Input{Read: ingest.ReadOptions{Segment: "method"}}.parts(s, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), `"all" is reserved`) {
 		t.Errorf("parts with a segment named all: error = %v, want one saying the name is reserved", err)
 	}
@@ -110,7 +110,7 @@ func TestPartsReservedName(t *testing.T) {
 // Without data there is nothing to split: --segment is a usage error,
 // and without --segment the one part has no sample.
 func TestPartsWithoutData(t *testing.T) {
-	_, err := Input{Read: fit.ReadOptions{Segment: "method"}}.parts(nil, &bytes.Buffer{})
+	_, err := Input{Read: ingest.ReadOptions{Segment: "method"}}.parts(nil, &bytes.Buffer{})
 	var ue *UsageError
 	if !errors.As(err, &ue) {
 		t.Errorf("parts(nil) with --segment: error = %v, want a usage error", err)
@@ -144,12 +144,12 @@ func TestEachPartNamesSegment(t *testing.T) {
 // counts items and bins.
 func TestPartSize(t *testing.T) {
 	for _, tc := range []struct {
-		s    *fit.Sample
+		s    *ingest.Sample
 		want string
 	}{
-		{&fit.Sample{Times: make([]float64, 12345)}, "12,345 rows"},
-		{&fit.Sample{Times: []float64{1, 2, 3}, Censored: []bool{false, true, false}}, "3 rows (1 censored)"},
-		{&fit.Sample{Times: []float64{0.5, 1.5}, Weights: []float64{1200, 34}}, "1,234 items in 2 bins"},
+		{&ingest.Sample{Times: make([]float64, 12345)}, "12,345 rows"},
+		{&ingest.Sample{Times: []float64{1, 2, 3}, Censored: []bool{false, true, false}}, "3 rows (1 censored)"},
+		{&ingest.Sample{Times: []float64{0.5, 1.5}, Weights: []float64{1200, 34}}, "1,234 items in 2 bins"},
 	} {
 		if got := (part{Sample: tc.s}).size(); got != tc.want {
 			t.Errorf("size = %q, want %q", got, tc.want)

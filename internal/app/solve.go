@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/optimize"
 )
 
@@ -65,7 +66,7 @@ func ParseDurations(flag, list string) ([]time.Duration, error) {
 // ParseDuration parses the value of --flag: a Go duration such as 15m or
 // 1h30m, or a bare number of seconds such as 900.
 func ParseDuration(flag, s string) (time.Duration, error) {
-	v, err := fit.ParseSeconds(s, 1)
+	v, err := ingest.ParseSeconds(s, 1)
 	if err != nil || v > math.MaxInt64/1e9 {
 		return 0, Usagef("--%s %q: want a duration such as 15m, or seconds such as 900", flag, s)
 	}
@@ -91,11 +92,11 @@ func (s Solve) check() error {
 // sample: the one given, or one from the data, the nice duration above the
 // 99th percentile of the settled items' times (optimize.HorizonAbove), with
 // a note that says so ("" for a given horizon).
-func (s Solve) withHorizon(sample *fit.Sample) (Solve, string, error) {
+func (s Solve) withHorizon(sample *ingest.Sample) (Solve, string, error) {
 	if s.Options.Horizon > 0 {
 		return s, "", nil
 	}
-	q, n := sample.SettledQuantile(optimize.HorizonQuantile)
+	q, n := fit.SettledQuantile(sample, optimize.HorizonQuantile)
 	if n == 0 {
 		return s, "", errors.New("no settled item to choose a horizon from: give --horizon")
 	}

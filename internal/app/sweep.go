@@ -113,11 +113,14 @@ var SweepHeader = []string{"segment", "schedule", "kind", "budget", "stuck_polls
 
 // Run sweeps the budgets and writes the CSV (and the plot).
 func (sw Sweep) Run(stdout, stderr io.Writer) error {
-	if err := checkOutputs(sw.Out, sw.Plot); err != nil {
+	if err := (outputs{Out: sw.Out, Plots: []string{sw.Plot}, Inputs: sw.Input.Paths}).check(); err != nil {
 		return err
 	}
 	if err := sw.Fit.Check(); err != nil {
 		return &UsageError{err}
+	}
+	if err := checkDraws(sw.Draws); err != nil {
+		return err
 	}
 	byMean := sw.MeanPolls != ""
 	if byMean == (sw.Budgets != "") {

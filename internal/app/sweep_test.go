@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/optimize"
 )
 
@@ -134,7 +134,7 @@ func TestSweepMonotone(t *testing.T) {
 	path := writeLogNormal(t, 4000, 2, 1, 5)
 	out := filepath.Join(t.TempDir(), "sweep.csv")
 	sw := Sweep{
-		Input:     Input{Paths: []string{path}, Read: fit.ReadOptions{Column: "settle_s"}, Quiet: true},
+		Input:     Input{Paths: []string{path}, Read: ingest.ReadOptions{Column: "settle_s"}, Quiet: true},
 		Solve:     Solve{Phases: PhasesExact, Options: optimize.Options{Horizon: 10 * time.Minute}},
 		Budgets:   "8..120:5",
 		Families:  "fixed,exp,poly",

@@ -1,0 +1,666 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// chunkSize is the size of the blocks the CSV reader hands to its
+// parsing goroutines. It is a variable so that tests can make it tiny and
+// hit every chunk boundary.
+var chunkSize = 1 << 21
+
+// maxGuess bounds the rows the CSV reader reserves room for from the
+// input's size (1 GB of times): beyond it the sample grows as rows come.
+const maxGuess = 1 << 27
+
+// maxRecord bounds one CSV record (a quoted field may hold line breaks),
+// so that a stray quote fails instead of reading the whole input into one
+// field.
+const maxRecord = 64 << 20
+
+// ReadCSV reads settle times from CSV with a header row; see ReadOptions
+// for the columns it uses. name labels errors (usually the file path).
+// Gzip-compressed input is recognised by its magic bytes and decompressed
+// on the fly.
+//
+// The input is RFC 4180: fields separated by opt.Delimiter, records ended
+// by LF or CRLF, fields that hold the delimiter, quotes or line breaks
+// enclosed in double quotes, a quote inside them doubled. A UTF-8 byte
+// order mark before the header is skipped, blank lines are skipped, and
+// every record must have as many fields as the header.
+//
+// The input is read in large blocks split at record ends and parsed by
+// opt.Workers goroutines; only the columns in use are parsed, and memory
+// apart from the values kept stays constant.
+//
+// Bad input returns a *ParseError naming the line and column; with
+// opt.DropInvalid a bad value drops its row instead, counted in the
+// Report. Quoting errors always fail, since the records after them
+// cannot be trusted.
+func ReadCSV(r io.Reader, name string, opt ReadOptions) (*Sample, *Report, error) {
+	p, err := newPlan(opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	size := int64(-1)
+	switch r := r.(type) {
+	case interface{ Size() int64 }: // bytes.Reader, strings.Reader
+		size = r.Size()
+	case *os.File:
+		if st, err := r.Stat(); err == nil && st.Mode().IsRegular() {
+			size = st.Size()
+		}
+	}
+	m := merger{memLimit: p.memLimit}
+	if err := readCSV(r, name, size, p, nil, &m); err != nil {
+		return nil, nil, err
+	}
+	m.rep.Files = 1
+	return m.finish(name, p)
+}
+
+// ReadCSVFile reads settle times from the CSV file at path; see ReadCSV.
+func ReadCSVFile(path string, opt ReadOptions) (*Sample, *Report, error) {
+	return Read([]string{path}, opt)
+}
+
+// csvFile is the layout of one CSV input.
+type csvFile struct {
+	p      *plan
+	name   string
+	delim  byte
+	ncols  int
+	need   []csvCol       // columns to parse, by index
+	consts [nRoles][]byte // partition values for roles not in the file
+	rep    *repeats       // counts repeated lines; nil when not counted
+}
+
+type csvCol struct {
+	idx  int
+	role role
+}
+
+// readCSV reads one CSV input into m. part holds Hive partition values
+// (key=value directories), used for roles the file has no column for.
+//
+// size is the input's size in bytes, -1 when unknown.
+func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]string, m *merger) error {
+	br := bufio.NewReaderSize(r, 1<<16)
+	var src io.Reader = br
+	gzipped := false
+	if magic, _ := br.Peek(4); string(magic) == "PAR1" {
+		return &ParseError{File: name, RowGroup: -1, Err: errors.New("this is Parquet data, not CSV: give Parquet as a file named *.parquet or *.pq (not on stdin)")}
+	}
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: gzip: %v", ErrCorrupt, err)}
+		}
+		defer gz.Close()
+		src, gzipped = gzipSource{gz}, true
+	} else if magic, _ := br.Peek(1); len(magic) > 0 && strings.HasSuffix(strings.ToLower(name), ".gz") {
+		return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: named .gz but not gzip data", ErrCorrupt)}
+	}
+	f := &csvFile{p: p, name: name, delim: ','}
+	if p.opt.Delimiter != 0 {
+		f.delim = byte(p.opt.Delimiter)
+	}
+
+	// Read until the header record ends.
+	buf := make([]byte, chunkSize)
+	n, eof := 0, false
+	hdrEnd := -1
+	for {
+		k, err := io.ReadFull(src, buf[n:])
+		n += k
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			eof = true
+		} else if err != nil {
+			return readError(name, err)
+		}
+		if hdrEnd = firstRecordEnd(buf[:n]); hdrEnd >= 0 || eof {
+			break
+		}
+		if len(buf) >= maxRecord {
+			return &ParseError{File: name, Row: 1, RowGroup: -1, Err: fmt.Errorf("%w: header longer than %d bytes", ErrQuote, maxRecord)}
+		}
+		buf = append(buf, make([]byte, len(buf))...)
+	}
+	data := buf[:n]
+	if len(data) == 0 {
+		return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: the file is empty", ErrNoRows)}
+	}
+	if hdrEnd < 0 {
+		hdrEnd = len(data)
+	}
+	hdr := bytes.TrimPrefix(data[:hdrEnd], []byte("\ufeff"))
+	if line := bytes.TrimSuffix(bytes.TrimSuffix(hdr, []byte{'\n'}), []byte{'\r'}); bytes.IndexByte(line, '\r') >= 0 && bytes.IndexByte(line, '"') < 0 {
+		// Classic Mac OS line ends: the first line would be the file.
+		return &ParseError{File: name, Row: 1, RowGroup: -1, Err: fmt.Errorf("%w (the first line holds a carriage return that no line feed follows): convert them to LF, e.g. tr '\\r' '\\n' < in.csv > out.csv", ErrLineEnds)}
+	}
+	var w csvWorker
+	w.f = f
+	fields, _, err := w.splitQuoted(hdr, true)
+	if err != nil {
+		return &ParseError{File: name, Row: 1, RowGroup: -1, Err: err}
+	}
+	header := make([]string, len(fields))
+	for i, fl := range fields {
+		if !utf8.Valid(fl) {
+			return &ParseError{File: name, Row: 1, RowGroup: -1, Err: fmt.Errorf("%w in the header: found %s", ErrNotUTF8, quote(fl))}
+		}
+		header[i] = string(trimSpace(fl))
+	}
+	if err := f.layout(header, part); err != nil {
+		return err
+	}
+	m.warnLayout(header, part, p)
+	m.noteUnit(p, [nRoles]int64{})
+	if p.opt.Dedupe == "" && len(header) > 1 {
+		// Lines of one field are the values alone: they repeat by chance.
+		f.rep = &m.repeats
+	}
+	headerLines := bytes.Count(data[:hdrEnd], []byte{'\n'})
+	rest := data[hdrEnd:]
+	if size > 0 && !gzipped && len(rest) > 0 {
+		// Guess the row count from the first block to size the sample
+		// once; no more than the rows allowed, nor than rows of 2 bytes
+		// (a digit and a line break) fill: a sparse 50 GB file whose
+		// first block held short rows asked for 29.5 G entries.
+		perRow := float64(len(rest)) / float64(bytes.Count(rest, []byte{'\n'})+1)
+		guess := min(1.1*float64(size-int64(hdrEnd))/perRow+1024, float64(size)/2+1, maxGuess)
+		if p.maxRows > 0 {
+			guess = min(guess, float64(p.maxRows-m.rep.Read+1))
+		}
+		if m.memLimit > 0 {
+			guess = min(guess, float64(m.memLimit/BytesPerRow))
+		}
+		m.reserve(int(guess))
+	}
+	if eof && len(bytes.TrimSpace(rest)) == 0 {
+		return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: the file has a header only", ErrNoRows)}
+	}
+	return f.parse(src, rest, eof, headerLines, m)
+}
+
+// gzipSource tells a gzip stream cut short (a truncated .csv.gz) from
+// the end of a block: io.ReadFull reports both as io.ErrUnexpectedEOF.
+type gzipSource struct{ r *gzip.Reader }
+
+// errGzipTruncated is a gzip stream that ends before its trailer.
+var errGzipTruncated = errors.New("gzip data ends early: the file is truncated")
+
+func (g gzipSource) Read(b []byte) (int, error) {
+	n, err := g.r.Read(b)
+	if err == io.ErrUnexpectedEOF {
+		err = errGzipTruncated
+	}
+	return n, err
+}
+
+func readError(name string, err error) error {
+	if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, errGzipTruncated) || errors.As(err, new(flate.CorruptInputError)) {
+		return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+// layout finds the columns in use in the header.
+func (f *csvFile) layout(header []string, part map[string]string) error {
+	f.ncols = len(header)
+	for r := range nRoles {
+		name := f.p.names[r]
+		if name == "" {
+			continue
+		}
+		idx := slices.Index(header, name)
+		if idx < 0 {
+			if v, ok := part[name]; ok {
+				f.consts[r] = []byte(v)
+				continue
+			}
+			if r == roleCensCount && f.p.opt.Bins.Censored == "" {
+				continue // the default censored column is optional
+			}
+			return &ParseError{File: f.name, Row: 1, RowGroup: -1, Column: name, Err: fmt.Errorf("%w; the header has %s", ErrMissingColumn, listColumns(header, part))}
+		}
+		if j := slices.Index(header[idx+1:], name); j >= 0 {
+			return &ParseError{File: f.name, Row: 1, RowGroup: -1, Column: name, Err: fmt.Errorf("%w: fields %d and %d of the header both have this name", ErrDuplicateColumn, idx+1, idx+j+2)}
+		}
+		f.need = append(f.need, csvCol{idx, r})
+	}
+	slices.SortFunc(f.need, func(a, b csvCol) int { return a.idx - b.idx })
+	return nil
+}
+
+// firstRecordEnd returns the offset just past the first record's line
+// break, or -1 when data holds no complete record.
+func firstRecordEnd(data []byte) int {
+	inq := false
+	for i, c := range data {
+		switch c {
+		case '"':
+			inq = !inq
+		case '\n':
+			if !inq {
+				return i + 1
+			}
+		}
+	}
+	return -1
+}
+
+// lastRecordEnd returns the offset just past the last line break of data
+// that is outside quotes, or 0 when there is none. Quotes toggle the state
+// ("" inside a quoted field toggles twice), so the parity of the quotes
+// before a line break says whether it ends a record.
+func lastRecordEnd(data []byte) int {
+	if bytes.IndexByte(data, '"') < 0 {
+		return bytes.LastIndexByte(data, '\n') + 1
+	}
+	end, inq := 0, false
+	for i := 0; i < len(data); {
+		j := bytes.IndexAny(data[i:], "\"\n")
+		if j < 0 {
+			break
+		}
+		i += j
+		if data[i] == '"' {
+			inq = !inq
+		} else if !inq {
+			end = i + 1
+		}
+		i++
+	}
+	return end
+}
+
+// csvJob is one block of whole records and, once parsed, its batch.
+type csvJob struct {
+	buf  []byte
+	data []byte
+	b    batch
+	err  error // read error; ends the input
+	done chan struct{}
+}
+
+// parse reads the records of src (after the header; first holds bytes
+// already read) in blocks, parses them in parallel and merges the batches
+// in input order.
+func (f *csvFile) parse(src io.Reader, first []byte, eof bool, headerLines int, m *merger) error {
+	workers := f.p.opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	jobs := make(chan *csvJob, workers)
+	order := make(chan *csvJob, 2*workers)
+	var stop atomic.Bool
+	var pool sync.Pool // *csvJob, with their buffers
+
+	getJob := func(size int) *csvJob {
+		j, _ := pool.Get().(*csvJob)
+		if j == nil {
+			j = &csvJob{}
+		}
+		if cap(j.buf) < size {
+			j.buf = make([]byte, size)
+		}
+		j.buf = j.buf[:cap(j.buf)]
+		j.done = make(chan struct{})
+		j.err = nil
+		return j
+	}
+
+	go func() { // producer
+		defer close(jobs)
+		defer close(order)
+		cur := getJob(max(chunkSize, 2*len(first)))
+		n := copy(cur.buf, first)
+		for !stop.Load() {
+			if !eof {
+				k, err := io.ReadFull(src, cur.buf[n:])
+				n += k
+				if err == io.EOF || err == io.ErrUnexpectedEOF {
+					eof = true
+				} else if err != nil {
+					cur.err = readError(f.name, err)
+					close(cur.done)
+					order <- cur
+					return
+				}
+			}
+			data := cur.buf[:n]
+			cut := len(data)
+			if !eof {
+				cut = lastRecordEnd(data)
+			}
+			if cut == 0 && !eof {
+				// One record is longer than the buffer: grow it.
+				if len(cur.buf) >= maxRecord {
+					why := "unclosed quote?"
+					if bytes.IndexByte(data, '\n') < 0 && bytes.IndexByte(data, '\r') >= 0 {
+						why = ErrLineEnds.Error() + "?"
+					}
+					cur.err = &ParseError{File: f.name, RowGroup: -1, Err: fmt.Errorf("%w: a record is longer than %d bytes (%s)", ErrQuote, maxRecord, why)}
+					close(cur.done)
+					order <- cur
+					return
+				}
+				cur.buf = append(cur.buf[:n], make([]byte, len(cur.buf))...)
+				cur.buf = cur.buf[:cap(cur.buf)]
+				continue
+			}
+			next := getJob(max(chunkSize, 2*(n-cut)))
+			n = copy(next.buf, data[cut:])
+			cur.data = data[:cut]
+			order <- cur
+			jobs <- cur
+			cur = next
+			if eof && n == 0 {
+				break
+			}
+		}
+		pool.Put(cur)
+	}()
+
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := csvWorker{f: f}
+			for j := range jobs {
+				j.b.reset()
+				if !stop.Load() {
+					w.parse(j.data, &j.b)
+				}
+				close(j.done)
+			}
+		}()
+	}
+
+	var firstErr error
+	line := headerLines
+	for j := range order {
+		<-j.done
+		if firstErr == nil {
+			switch {
+			case j.err != nil:
+				firstErr = j.err
+			case j.b.err != nil:
+				e := j.b.err
+				e.File, e.Row = f.name, line+e.Row
+				firstErr = e
+				j.b.file, j.b.base, j.b.rowGroup = f.name, line, -1
+				_ = m.add(&j.b) // rows before the error still count
+			default:
+				j.b.file, j.b.base, j.b.rowGroup = f.name, line, -1
+				if err := m.add(&j.b); err != nil {
+					firstErr = &ParseError{File: f.name, Row: line + 1, RowGroup: -1, Err: err}
+				} else if f.p.maxRows > 0 && m.rep.Read > f.p.maxRows {
+					firstErr = f.p.tooManyRows(f.name, int64(m.rep.Read))
+				}
+				line += j.b.lines
+			}
+			if firstErr != nil {
+				stop.Store(true)
+			}
+		}
+		pool.Put(j)
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// csvWorker parses blocks of records; its buffers are reused.
+type csvWorker struct {
+	f       *csvFile
+	fields  [][]byte
+	offs    []int
+	scratch []byte
+	cells   [nRoles]cell
+}
+
+func (w *csvWorker) parse(data []byte, b *batch) {
+	for r := range nRoles {
+		w.cells[r] = cell{}
+		if c := w.f.consts[r]; c != nil {
+			w.cells[r] = cell{kind: cellText, b: c}
+		}
+	}
+	if bytes.IndexByte(data, '"') < 0 {
+		w.fast(data, b)
+	} else {
+		w.quoted(data, b)
+	}
+}
+
+// fail records the first error of a batch, at the batch-local line.
+func (w *csvWorker) fail(b *batch, line int, r role, err error) {
+	col := ""
+	if r >= 0 {
+		col = w.f.p.names[r]
+	}
+	b.err = &ParseError{Row: line, RowGroup: -1, Column: col, Err: err}
+}
+
+// fast parses records without quotes: fields are the bytes between
+// delimiters and only the columns in use are looked at.
+func (w *csvWorker) fast(data []byte, b *batch) {
+	f, p, delim := w.f, w.f.p, w.f.delim
+	sampling := f.rep != nil
+	if sampling {
+		b.lim, b.sampling = limit(f.rep.level.Load()), true
+	}
+	line := 0
+	for len(data) > 0 {
+		line++
+		var rec []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			rec, data = data[:i], data[i+1:]
+		} else {
+			rec, data = data, nil
+		}
+		if len(rec) > 0 && rec[len(rec)-1] == '\r' {
+			rec = rec[:len(rec)-1]
+		}
+		if len(rec) == 0 {
+			continue
+		}
+		if sampling {
+			// rowSelector, its common case inlined.
+			var sel uint64
+			if len(rec) >= 16 {
+				sel = windows(unsafe.Pointer(unsafe.SliceData(rec)), uintptr(len(rec)))
+			} else {
+				sel = shortSelector(rec)
+			}
+			if sel <= b.lim {
+				b.sample(rec, sel)
+			}
+		}
+		col, rest, ragged := 0, rec, false
+		for _, nc := range f.need {
+			for col < nc.idx {
+				i := bytes.IndexByte(rest, delim)
+				if i < 0 {
+					ragged = true
+					break
+				}
+				rest = rest[i+1:]
+				col++
+			}
+			if ragged {
+				break
+			}
+			field := rest
+			if i := bytes.IndexByte(rest, delim); i >= 0 {
+				field = rest[:i]
+			}
+			w.cells[nc.role] = cell{kind: cellText, b: field}
+		}
+		if nf := col + 1 + bytes.Count(rest, []byte{delim}); ragged || nf != f.ncols {
+			b.read++
+			err := fieldCountError(f.ncols, nf, rec)
+			if p.opt.DropInvalid {
+				b.dropped[reasonFields]++
+				continue
+			}
+			w.fail(b, line, -1, err)
+			return
+		}
+		b.at = line
+		if r, err := p.row(b, &w.cells); err != nil {
+			w.fail(b, line, r, err)
+			return
+		}
+	}
+	b.lines = line
+}
+
+// fieldCountError is ErrFieldCount for a record of found fields, want
+// wanted; a carriage return inside it says the lines may end in CR only.
+func fieldCountError(want, found int, rec []byte) error {
+	if bytes.IndexByte(bytes.TrimSuffix(rec, []byte{'\r'}), '\r') >= 0 {
+		return fmt.Errorf("%w: want %d, found %d; the record holds a carriage return: do some %v?", ErrFieldCount, want, found, ErrLineEnds)
+	}
+	return fmt.Errorf("%w: want %d, found %d", ErrFieldCount, want, found)
+}
+
+// quoted parses records that may hold quoted fields, RFC 4180 style.
+func (w *csvWorker) quoted(data []byte, b *batch) {
+	f, p := w.f, w.f.p
+	sampling := f.rep != nil
+	if sampling {
+		b.lim, b.sampling = limit(f.rep.level.Load()), true
+	}
+	line := 0
+	for len(data) > 0 {
+		start := line + 1
+		fields, used, err := w.splitQuoted(data, false)
+		line += bytes.Count(data[:used], []byte{'\n'})
+		rec := data[:used]
+		data = data[used:]
+		if err != nil {
+			w.fail(b, start, -1, err)
+			return
+		}
+		if len(fields) == 1 && len(fields[0]) == 0 && w.offs[0] >= 0 {
+			continue // blank line
+		}
+		if sampling {
+			rec = bytes.TrimSuffix(bytes.TrimSuffix(rec, []byte{'\n'}), []byte{'\r'})
+			if sel := rowSelector(rec); sel <= b.lim {
+				b.sample(rec, sel)
+			}
+		}
+		if len(fields) != f.ncols {
+			b.read++
+			err := fieldCountError(f.ncols, len(fields), rec)
+			if p.opt.DropInvalid {
+				b.dropped[reasonFields]++
+				continue
+			}
+			w.fail(b, start, -1, err)
+			return
+		}
+		for _, nc := range f.need {
+			w.cells[nc.role] = cell{kind: cellText, b: fields[nc.idx]}
+		}
+		b.at = start
+		if r, err := p.row(b, &w.cells); err != nil {
+			w.fail(b, start, r, err)
+			return
+		}
+	}
+	b.lines = line
+}
+
+// splitQuoted splits the first record of data into fields, unquoting
+// them, and returns how many bytes the record took with its line break.
+// The fields alias w.scratch and stay valid until the next call. w.offs[0]
+// is -1 when the first field was quoted (so "" is not a blank line). With
+// whole, data is one record (the header) and a line break in it ends it.
+func (w *csvWorker) splitQuoted(data []byte, whole bool) ([][]byte, int, error) {
+	delim := w.f.delim
+	w.scratch = w.scratch[:0]
+	w.offs = w.offs[:0]
+	pos := 0
+	for {
+		from := len(w.scratch)
+		quoted := pos < len(data) && data[pos] == '"'
+		if quoted {
+			pos++
+			for {
+				i := bytes.IndexByte(data[pos:], '"')
+				if i < 0 {
+					return nil, len(data), fmt.Errorf("%w: quoted field not closed", ErrQuote)
+				}
+				w.scratch = append(w.scratch, data[pos:pos+i]...)
+				pos += i + 1
+				if pos < len(data) && data[pos] == '"' {
+					w.scratch = append(w.scratch, '"')
+					pos++
+					continue
+				}
+				break
+			}
+			if pos < len(data) && data[pos] == '\r' && pos+1 < len(data) && data[pos+1] == '\n' {
+				pos++
+			}
+			if pos < len(data) && data[pos] != delim && data[pos] != '\n' {
+				return nil, len(data), fmt.Errorf("%w: %q after a closing quote, want %q or a line break", ErrQuote, data[pos], delim)
+			}
+		} else {
+			end := pos
+			for end < len(data) && data[end] != delim && data[end] != '\n' {
+				end++
+			}
+			field := data[pos:end]
+			if end == len(data) || data[end] == '\n' {
+				field = bytes.TrimSuffix(field, []byte{'\r'})
+			}
+			if bytes.IndexByte(field, '"') >= 0 {
+				return nil, len(data), fmt.Errorf("%w: bare \" in an unquoted field", ErrQuote)
+			}
+			w.scratch = append(w.scratch, field...)
+			pos = end
+		}
+		if quoted && len(w.offs) == 0 {
+			w.offs = append(w.offs, -1, len(w.scratch))
+		} else {
+			w.offs = append(w.offs, from, len(w.scratch))
+		}
+		if pos >= len(data) || data[pos] == '\n' {
+			if pos < len(data) {
+				pos++
+			}
+			break
+		}
+		pos++ // the delimiter
+	}
+	_ = whole
+	w.fields = w.fields[:0]
+	for i := 0; i < len(w.offs); i += 2 {
+		from := w.offs[i]
+		if from < 0 {
+			from = 0
+		}
+		w.fields = append(w.fields, w.scratch[from:w.offs[i+1]])
+	}
+	return w.fields, pos, nil
+}

@@ -1,0 +1,681 @@
+package ingest
+
+import (
+	"bytes"
+	stdcmp "cmp"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+const ingestDir = "testdata"
+
+func ingestPath(name string) string { return filepath.Join(ingestDir, name) }
+
+// observed is the end of observation used with payments_small.csv.
+var observed = time.Date(2025, 3, 2, 0, 0, 0, 0, time.UTC)
+
+func TestReadInputForms(t *testing.T) {
+	// Every file holds the items 1.5 s, 2 s and 0.25 s (written by hand in
+	// testdata).
+	want := []float64{1.5, 2, 0.25}
+	tests := []struct {
+		name string
+		path string
+		opt  ReadOptions
+	}{
+		{"plain", "basic.csv", ReadOptions{Column: "settle_s"}},
+		{"gzip", "basic.csv.gz", ReadOptions{Column: "settle_s"}},
+		{"BOM, CRLF and a blank line", "bom_crlf.csv", ReadOptions{Column: "settle_s"}},
+		{"quotes, embedded line break, delimiter", "quoted_semicolon.csv", ReadOptions{Column: "settle_s", Delimiter: ';'}},
+		{"glob", "basic.csv*", ReadOptions{Column: "settle_s"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, rep, err := Read([]string{ingestPath(tt.path)}, tt.opt)
+			if err != nil {
+				t.Fatalf("Read(%s) error: %v", tt.path, err)
+			}
+			got := s.Times
+			if tt.path == "basic.csv*" {
+				want := append(slices.Clone(want), want...) // basic.csv then basic.csv.gz
+				if !slices.Equal(got, want) {
+					t.Errorf("Read(%s).Times = %v, want %v", tt.path, got, want)
+				}
+				return
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("Read(%s).Times = %v, want %v", tt.path, got, want)
+			}
+			if rep.Read != 3 || rep.Used != 3 {
+				t.Errorf("Read(%s) report = %v, want 3 read, 3 used", tt.path, rep)
+			}
+		})
+	}
+}
+
+func TestReadCSVStream(t *testing.T) {
+	in := "a\tsettle_s\nx\t1\ny\t2ms\n"
+	s, _, err := ReadCSV(strings.NewReader(in), "stream", ReadOptions{Column: "settle_s", Delimiter: '\t', Unit: Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1 minute = 60 s; "2ms" is a Go duration, so the unit does not apply.
+	if want := []float64{60, 0.002}; !slices.Equal(s.Times, want) {
+		t.Errorf("ReadCSV(%q).Times = %v, want %v", in, s.Times, want)
+	}
+}
+
+// TestReadCSVChunkBoundaries parses the same input with blocks of every
+// small size, so that block ends fall inside quoted fields, CRLFs and
+// records, and checks that the result never changes.
+func TestReadCSVChunkBoundaries(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("id,note,settle_s\r\n")
+	var want []float64
+	for i := range 60 {
+		note := "plain"
+		switch i % 4 {
+		case 1:
+			note = `"with, comma"`
+		case 2:
+			note = "\"two\nlines \"\"q\"\"\""
+		case 3:
+			note = `""`
+		}
+		fmt.Fprintf(&b, "%d,%s,%d.5\r\n", i, note, i)
+		want = append(want, float64(i)+0.5)
+	}
+	in := b.String()
+	defer func(n int) { chunkSize = n }(chunkSize)
+	for _, size := range []int{1, 2, 3, 5, 8, 13, 21, 64, 1000} {
+		chunkSize = size
+		for _, workers := range []int{1, 2, 3} {
+			s, rep, err := ReadCSV(strings.NewReader(in), "boundaries", ReadOptions{Column: "settle_s", Workers: workers})
+			if err != nil {
+				t.Fatalf("chunk %d, workers %d: %v", size, workers, err)
+			}
+			if !slices.Equal(s.Times, want) || rep.Read != 60 {
+				t.Fatalf("chunk %d, workers %d: Times = %v (%v), want %v", size, workers, s.Times, rep, want)
+			}
+		}
+	}
+	// Errors name the same line whatever the block size: line 1 is the
+	// header, record i starts on line 2+i+(number of two-line notes
+	// before it); the bad value is in record 30 (notes 2, 6, …, 26: 7
+	// two-line notes) so on line 2+30+7 = 39.
+	bad := strings.Replace(in, "\r\n30,", "\r\n30,x,oops\r\n31,", 1)
+	bad = strings.Replace(bad, "30.5\r\n31,", "", 1)
+	for _, size := range []int{4, 16, 1 << 20} {
+		chunkSize = size
+		_, _, err := ReadCSV(strings.NewReader(bad), "boundaries", ReadOptions{Column: "settle_s"})
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Row != 39 {
+			t.Errorf("chunk %d: error %v, want one at row 39", size, err)
+		}
+	}
+}
+
+func TestReadStatusCensoringSegments(t *testing.T) {
+	path := ingestPath("payments_small.csv")
+	base := ReadOptions{Status: "status", Pending: []string{"pending"}, ExcludeStatus: []string{"cancelled"}, Segment: "method"}
+	span := base
+	span.Start, span.End, span.ObservedAt = "created_at", "settled_at", observed
+	// By hand from payments_small.csv: p1 3.5 s; p2 failed at 60.5 s (a
+	// settle); p3 pending since 2025-03-01 00:00:20 UTC, observed until
+	// 2025-03-02 00:00:00 → 86380 s censored; p4 01:00:00+01:00 is
+	// 00:00:00Z → 0.4 s; p5 cancelled, excluded; p6 pending with an end
+	// 60 s after its start → 60 s censored.
+	s, rep, err := Read([]string{path}, span)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTimes := []float64{3.5, 60.5, 86380, 0.4, 60}
+	wantCens := []bool{false, false, true, false, true}
+	if diff := cmp.Diff(wantTimes, s.Times, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("Times (-want +got):\n%s", diff)
+	}
+	if !slices.Equal(s.Censored, wantCens) {
+		t.Errorf("Censored = %v, want %v", s.Censored, wantCens)
+	}
+	var segs []string
+	for _, g := range s.Segment {
+		segs = append(segs, s.SegmentNames[g])
+	}
+	if want := []string{"card", "momo", "momo", "wallet", "bank"}; !slices.Equal(segs, want) {
+		t.Errorf("segments = %v, want %v", segs, want)
+	}
+	wantRep := Report{Read: 6, Used: 5, Censored: 2, Excluded: 1, Files: 1, Dropped: map[string]int{}}
+	if diff := cmp.Diff(wantRep, *rep); diff != "" {
+		t.Errorf("Report (-want +got):\n%s", diff)
+	}
+
+	// The duration column: p3's age is empty, so it is dropped when asked.
+	dur := base
+	dur.Column, dur.DropInvalid = "settle_s", true
+	s, rep, err = Read([]string{path}, dur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{3.5, 60.5, 0.4, 60}; !slices.Equal(s.Times, want) {
+		t.Errorf("duration Times = %v, want %v", s.Times, want)
+	}
+	if want := "read 6 rows: used 4 (censored 1), excluded 1, dropped 1 (empty 1)"; rep.String() != want {
+		t.Errorf("duration report = %q, want %q", rep, want)
+	}
+
+	// Without ObservedAt, p3 cannot get an age.
+	span.ObservedAt = time.Time{}
+	_, _, err = Read([]string{path}, span)
+	if want := `testdata/payments_small.csv: row 4, column "settled_at": pending row without end time or observation time (--observed-at, ReadOptions.ObservedAt)`; err == nil || err.Error() != want {
+		t.Errorf("without ObservedAt: error %v, want %s", err, want)
+	}
+}
+
+func TestReadHiveDirectory(t *testing.T) {
+	// hive/method=card/part-0.csv holds 3; method=momo 10 and 20; _SUCCESS
+	// and _tmp/ are skipped. Files are read in lexical order.
+	s, rep, err := Read([]string{ingestPath("hive")}, ReadOptions{Column: "settle_s", Segment: "method"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{3, 10, 20}; !slices.Equal(s.Times, want) {
+		t.Errorf("Times = %v, want %v", s.Times, want)
+	}
+	names, parts, _ := s.Segments(1)
+	if !slices.Equal(names, []string{"card", "momo"}) || parts[1].Len() != 2 {
+		t.Errorf("Segments = %v, want card (1), momo (2)", names)
+	}
+	if rep.Files != 2 {
+		t.Errorf("Files = %d, want 2", rep.Files)
+	}
+}
+
+func TestParseTimestamp(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // RFC 3339 as time.Parse reads it
+	}{
+		{"2025-03-01T00:00:04.280Z", "2025-03-01T00:00:04.28Z"},
+		{"2025-03-01T00:00:04Z", "2025-03-01T00:00:04Z"},
+		{"2025-03-01 00:00:04", "2025-03-01T00:00:04Z"},
+		{"2025-03-01T00:00:04.123456789+05:30", "2025-03-01T00:00:04.123456789+05:30"},
+		{"2024-02-29T23:59:59-0800", "2024-02-29T23:59:59-08:00"},
+		{"1969-12-31T23:59:59.5Z", "1969-12-31T23:59:59.5Z"},
+		{"2000-03-01T00:00:00+01", "2000-03-01T00:00:00+01:00"},
+		{"2025-03-01 00:00:04 UTC", "2025-03-01T00:00:04Z"},
+		// Digits past nanoseconds are dropped (found by FuzzParseTimestamp).
+		{"2000-01-01T00:00:00,1234567891234Z", "2000-01-01T00:00:00.123456789Z"},
+	}
+	for _, tt := range tests {
+		got, err := parseTimestamp([]byte(tt.in))
+		ref, _ := time.Parse(time.RFC3339Nano, tt.want)
+		if err != nil || got != ref.UnixNano() {
+			t.Errorf("parseTimestamp(%q) = %d, %v, want %d", tt.in, got, err, ref.UnixNano())
+		}
+	}
+	for _, bad := range []string{"", "2025-02-29T00:00:00Z", "2025-13-01T00:00:00Z", "2025-03-01T24:00:00Z", "2025-03-01T00:00:60Z", "2025-03-01", "2025-03-01T00:00:00.Z", "2025-03-01T00:00:00+5", "1700000000", "2025-03-01T00:00:00+00:60", "2025-03-01T0:00:00Z"} {
+		if _, err := parseTimestamp([]byte(bad)); !errors.Is(err, ErrBadTimestamp) {
+			t.Errorf("parseTimestamp(%q) error = %v, want ErrBadTimestamp", bad, err)
+		}
+	}
+	// Epoch numbers: 1740787204 s is 2025-03-01T00:00:04Z.
+	for _, tt := range []struct {
+		in   string
+		unit Unit
+	}{{"1740787204", Second}, {"1740787204000", Millisecond}, {"1740787204.0", Second}} {
+		got, err := parseEpoch([]byte(tt.in), int64(tt.unit))
+		if want := int64(1740787204e9); err != nil || got != want {
+			t.Errorf("parseEpoch(%q, %v) = %d, %v, want %d", tt.in, tt.unit, got, err, want)
+		}
+	}
+}
+
+func TestParseSimpleDecimal(t *testing.T) {
+	// The fast path must agree with strconv.ParseFloat bit for bit.
+	for _, s := range []string{"0", "1", "0.1", "14.485", "123456789012345", "0.00000000000001", "9.99999999999999", ".5", "5.", "86380"} {
+		v, ok := parseSimpleDecimal([]byte(s), 0)
+		ref, err := ParseSeconds(s, 1)
+		if !ok || err != nil || v != ref {
+			t.Errorf("parseSimpleDecimal(%q) = %v, %v, want %v", s, v, ok, ref)
+		}
+	}
+}
+
+// TestReadErrors checks the exact message of every kind of bad input.
+func TestReadErrors(t *testing.T) {
+	pq := writeTestParquet(t)
+	trunc := filepath.Join(t.TempDir(), "truncated.parquet")
+	data, _ := os.ReadFile(pq)
+	os.WriteFile(trunc, data[:len(data)/2], 0o644)
+	d := func(s string) string { return filepath.Join(ingestDir, s) }
+	col := ReadOptions{Column: "settle_s"}
+	tests := []struct {
+		name     string
+		paths    []string
+		opt      ReadOptions
+		sentinel error
+		want     string
+	}{
+		{"missing column", []string{d("basic.csv")}, ReadOptions{Column: "wait"}, ErrMissingColumn,
+			`testdata/basic.csv: row 1, column "wait": column not found; the header has id, settle_s`},
+		{"duplicate column", []string{d("duplicate_column.csv")}, col, ErrDuplicateColumn,
+			`testdata/duplicate_column.csv: row 1, column "settle_s": ambiguous column: fields 2 and 3 of the header both have this name`},
+		{"empty file", []string{d("empty.csv")}, col, ErrNoRows,
+			`testdata/empty.csv: no data rows: the file is empty`},
+		{"header only", []string{d("header_only.csv")}, col, ErrNoRows,
+			`testdata/header_only.csv: no data rows: the file has a header only`},
+		{"ragged row", []string{d("ragged.csv")}, col, ErrFieldCount,
+			`testdata/ragged.csv: row 3: wrong number of fields: want 2, found 1`},
+		{"not a number", []string{d("bad_values.csv")}, col, ErrNotNumber,
+			`testdata/bad_values.csv: row 3, column "settle_s": not a number or duration: "abc"`},
+		{"not UTF-8", []string{d("not_utf8.csv")}, ReadOptions{Column: "settle_s", Segment: "method"}, ErrNotUTF8,
+			`testdata/not_utf8.csv: row 2, column "method": invalid UTF-8: found "m\xffo"`},
+		{"unclosed quote", []string{d("unclosed_quote.csv")}, col, ErrQuote,
+			`testdata/unclosed_quote.csv: row 2: bad quoting: quoted field not closed`},
+		{"bare quote", []string{d("bare_quote.csv")}, col, ErrQuote,
+			`testdata/bare_quote.csv: row 2: bad quoting: bare " in an unquoted field`},
+		{"end before start", []string{d("end_before_start.csv")}, ReadOptions{Start: "created_at", End: "settled_at"}, ErrEndBeforeStart,
+			`testdata/end_before_start.csv: row 3, column "settled_at": end before start: start 2025-03-01T00:00:10Z, end 2025-03-01T00:00:05Z`},
+		{"bad timestamp", []string{d("bad_timestamp.csv")}, ReadOptions{Start: "created_at", End: "settled_at"}, ErrBadTimestamp,
+			`testdata/bad_timestamp.csv: row 2, column "settled_at": bad timestamp: want RFC 3339 like 2006-01-02T15:04:05Z, found "yesterday"`},
+		{"glob matching nothing", []string{d("nothing*.csv")}, col, ErrNoFiles,
+			`no input files: pattern "testdata/nothing*.csv" matches no file`},
+		{"parquet missing column", []string{pq}, ReadOptions{Column: "wait"}, ErrMissingColumn,
+			pq + `, column "wait": column not found; the file has settle_s, wait_ms, age, created_at, settled_at, status, method`},
+		{"parquet wrong type", []string{pq}, ReadOptions{Column: "created_at"}, ErrWrongType,
+			pq + `, column "created_at": wrong column type: want a number, duration or string, found timestamp[ms, tz=UTC]`},
+		{"parquet epoch needed", []string{pq}, ReadOptions{Start: "wait_ms", End: "settled_at"}, ErrWrongType,
+			pq + `, column "wait_ms": wrong column type: want a timestamp, date or string (or --epoch s|ms|us|ns for epoch numbers), found int64`},
+		{"parquet negative", []string{pq}, ReadOptions{Column: "age"}, ErrNegative,
+			pq + `: row group 1, row 2, column "age": negative duration: -1`},
+		{"parquet truncated", []string{trunc}, col, ErrCorrupt, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := Read(tt.paths, tt.opt)
+			if !errors.Is(err, tt.sentinel) {
+				t.Fatalf("Read(%v) error = %v, want %v", tt.paths, err, tt.sentinel)
+			}
+			if tt.want != "" && err.Error() != tt.want {
+				t.Errorf("Read(%v) error\n got %s\nwant %s", tt.paths, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadDropInvalid(t *testing.T) {
+	// bad_values.csv: 1.5 ok, abc, -1, empty, NaN, 2m ok (120 s).
+	s, rep, err := Read([]string{ingestPath("bad_values.csv")}, ReadOptions{Column: "settle_s", DropInvalid: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{1.5, 120}; !slices.Equal(s.Times, want) {
+		t.Errorf("Times = %v, want %v", s.Times, want)
+	}
+	want := Report{Read: 6, Used: 2, Files: 1, Dropped: map[string]int{"not a number": 1, "negative": 1, "empty": 1, "not finite": 1},
+		Unit: Second, UnitFrom: UnitFromName, UnitColumn: "settle_s"}
+	if diff := cmp.Diff(want, *rep); diff != "" {
+		t.Errorf("Report (-want +got):\n%s", diff)
+	}
+	// Ragged rows are dropped too.
+	_, rep, err = Read([]string{ingestPath("ragged.csv")}, ReadOptions{Column: "settle_s", DropInvalid: true})
+	if err != nil || rep.Dropped["wrong field count"] != 1 || rep.Used != 2 {
+		t.Errorf("ragged, DropInvalid: %v, %v, want 2 used and 1 dropped", rep, err)
+	}
+}
+
+func TestReadBinned(t *testing.T) {
+	// binned.csv: a point bin at 0 (5), [0,1) 10, [1,2) 20 of which 4
+	// censored, and an open bin [2,∞) of 3, all censored.
+	s, rep, err := Read([]string{ingestPath("binned.csv")}, ReadOptions{Binned: true, Segment: "method"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.TotalWeight() != 38 || rep.Items != 38 || rep.Censored != 7 || rep.Used != 4 {
+		t.Errorf("total weight %v, report %+v; want 38 items, 7 censored, 4 bins", s.TotalWeight(), rep)
+	}
+	// [0,1) with count 10 becomes 10 items of weight 1 at 0.05, 0.15, …;
+	// [1,2) becomes 16 events of weight 1 at 1+(j+½)/16 and 16 censored
+	// items of weight 4/16 at the same places.
+	var at0, events, cens float64
+	for i, x := range s.Times {
+		switch {
+		case x == 0:
+			at0 += s.Weight(i)
+		case s.IsCensored(i):
+			cens += s.Weight(i)
+		default:
+			events += s.Weight(i)
+		}
+	}
+	if at0 != 5 || events != 10+16 || cens != 7 {
+		t.Errorf("weights at 0 %v, events after 0 %v, censored %v; want 5, 26, 7", at0, events, cens)
+	}
+	// Items 0…4 are the point bin (5 items of weight 1 at 0: a point bin
+	// repeats its value, which marks it for the atom test), items 5… are
+	// [0,1).
+	if got, want := s.Times[5], 0.05; math.Abs(got-want) > 1e-12 || s.Times[4] != 0 {
+		t.Errorf("first item of [0,1) at %v, want %v", got, want)
+	}
+}
+
+// TestBinnedMatchesRaw bins a raw sample the way docs/scale.md's queries
+// do (10 log-spaced bins per decade) and checks that the weighted
+// quantiles of the binned sample are those of the raw one to within one
+// bin: a bin spans a factor 10^0.1 ≈ 1.26.
+func TestBinnedMatchesRaw(t *testing.T) {
+	raw, _, err := Read([]string{"../fixtures/payments.csv"}, ReadOptions{Column: "settle_s"})
+	if err != nil {
+		t.Skip("fixtures/payments.csv:", err)
+	}
+	counts := map[int]int{}
+	zeros := 0
+	for _, x := range raw.Times {
+		if x == 0 {
+			zeros++
+			continue
+		}
+		counts[int(math.Floor(10*math.Log10(x)))]++
+	}
+	var b strings.Builder
+	b.WriteString("lower,upper,count\n")
+	if zeros > 0 {
+		fmt.Fprintf(&b, "0,0,%d\n", zeros)
+	}
+	for k, n := range counts {
+		fmt.Fprintf(&b, "%v,%v,%d\n", math.Pow(10, float64(k)/10), math.Pow(10, float64(k+1)/10), n)
+	}
+	binned, _, err := ReadCSV(strings.NewReader(b.String()), "binned", ReadOptions{Binned: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []float64{0.05, 0.25, 0.5, 0.75, 0.9, 0.99} {
+		r, q := weightedQuantile(raw, p), weightedQuantile(binned, p)
+		if ratio := q / r; ratio < 1/math.Pow(10, 0.1) || ratio > math.Pow(10, 0.1) {
+			t.Errorf("quantile %v: binned %v, raw %v; want within a factor 10^0.1", p, q, r)
+		}
+	}
+}
+
+// weightedQuantile is the smallest time whose weighted empirical CDF
+// reaches p, censoring ignored.
+func weightedQuantile(s *Sample, p float64) float64 {
+	idx := make([]int, s.Len())
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return stdcmp.Compare(s.Times[a], s.Times[b]) })
+	total, acc := s.TotalWeight(), 0.0
+	for _, i := range idx {
+		acc += s.Weight(i)
+		if acc >= p*total {
+			return s.Times[i]
+		}
+	}
+	return math.Inf(1)
+}
+
+func TestReadOptionsMisuse(t *testing.T) {
+	tests := []struct {
+		opt  ReadOptions
+		want string
+	}{
+		{ReadOptions{}, "set a duration column, or both start and end columns (--column, or --start and --end)"},
+		{ReadOptions{Column: "a", Start: "b", End: "c"}, "set either a duration column or start and end columns (--column, or --start and --end), not both"},
+		{ReadOptions{Column: "a", Pending: []string{"p"}}, "pending and excluded values need a status column (--status)"},
+		{ReadOptions{Column: "a", Delimiter: '"'}, `delimiter '"': want one ASCII character other than a quote or line break`},
+		{ReadOptions{Column: "a", Status: "s", Pending: []string{"x"}, ExcludeStatus: []string{"x"}}, `status "x" is both pending and excluded`},
+	}
+	for _, tt := range tests {
+		_, _, err := ReadCSV(strings.NewReader("a\n1\n"), "x", tt.opt)
+		if !errors.Is(err, ErrOption) || err.Error() != "invalid option: "+tt.want {
+			t.Errorf("ReadCSV(%+v) error = %v, want ErrOption: %s", tt.opt, err, tt.want)
+		}
+	}
+}
+
+// FuzzReadCSV checks that no input makes ReadCSV panic, that small blocks
+// give what one block gives, and that writing what was read and reading
+// it again gives the same values.
+func FuzzReadCSV(f *testing.F) {
+	for _, s := range []string{
+		"settle_s\n1\n2.5\n", "a,settle_s\r\nx,\"1\"\r\n", "settle_s\n\"1\n\"\n", "\ufeffsettle_s,b\n1,\"a,\"\"b\"\n",
+		"settle_s\n1e3\n-1\nNaN\n1h\n", "x\n", "", "settle_s\n\"", "settle_s,m\n1,a\n2,b\n3,\n",
+		"settle_s,m\n1,a\n-0.5,b\n1,a\n2,a\n", "m,settle_s\n\"a\",-1e-3\n\"a\",1\r\na,1\n",
+	} {
+		f.Add([]byte(s))
+	}
+	paths, _ := filepath.Glob("../fixtures/*.csv")
+	paths = append(paths, mustGlob(ingestDir+"/*.csv")...)
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if len(data) > 4096 { // enough to seed the structure, small enough to mutate
+			data = data[:bytes.LastIndexByte(data[:4096], '\n')+1]
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		opt := ReadOptions{Column: "settle_s", Segment: "m", DropInvalid: true}
+		if !bytes.Contains(data, []byte("m")) {
+			opt.Segment = ""
+		}
+		s, rep, err := ReadCSV(bytes.NewReader(data), "fuzz", opt)
+		defer func(n int) { chunkSize = n }(chunkSize)
+		chunkSize = 7
+		s2, _, err2 := ReadCSV(bytes.NewReader(data), "fuzz", opt)
+		chunkSize = 1 << 21
+		if (err == nil) != (err2 == nil) || (err == nil && !slices.Equal(s.Times, s2.Times)) {
+			t.Fatalf("small blocks differ: %v vs %v", err, err2)
+		}
+		if err != nil {
+			return
+		}
+		if rep.Read != rep.Used+rep.Excluded+rep.DroppedTotal() {
+			t.Fatalf("report does not add up: %v", rep)
+		}
+		// Negatives made 0 and ids deduplicated: still every row counted,
+		// and the same rows whatever the blocks.
+		cl := ReadOptions{Column: "settle_s", Dedupe: opt.Segment, Negative: NegativeZero, DropInvalid: true}
+		c1, crep, cerr := ReadCSV(bytes.NewReader(data), "fuzz", cl)
+		chunkSize = 5
+		c2, _, cerr2 := ReadCSV(bytes.NewReader(data), "fuzz", cl)
+		chunkSize = 1 << 21
+		if (cerr == nil) != (cerr2 == nil) || (cerr == nil && !slices.Equal(c1.Times, c2.Times)) {
+			t.Fatalf("cleaning, small blocks differ: %v vs %v", cerr, cerr2)
+		}
+		if cerr == nil && (crep.Read != crep.Used+crep.Excluded+crep.DroppedTotal() || crep.Zeroed > crep.Used || slices.Min(c1.Times) < 0) {
+			t.Fatalf("cleaning: report does not add up or a time is negative: %v", crep)
+		}
+		var out bytes.Buffer
+		out.WriteString("settle_s,m\n")
+		for i, x := range s.Times {
+			seg := ""
+			if s.Segment != nil {
+				seg = s.SegmentNames[s.Segment[i]]
+			}
+			fmt.Fprintf(&out, "%s,\"%s\"\n", formatFloat(x), strings.ReplaceAll(seg, `"`, `""`))
+		}
+		back, _, err := ReadCSV(&out, "fuzz-back", ReadOptions{Column: "settle_s", Segment: opt.Segment})
+		if err != nil {
+			t.Fatalf("reading back: %v", err)
+		}
+		if !slices.Equal(back.Times, s.Times) {
+			t.Fatalf("round trip: %v, want %v", back.Times, s.Times)
+		}
+		if s.Segment != nil {
+			for i := range s.Times {
+				if a, b := s.SegmentNames[s.Segment[i]], back.SegmentNames[back.Segment[i]]; a != b && strings.TrimSpace(a) != b {
+					t.Fatalf("round trip segment %d: %q, want %q", i, b, a)
+				}
+			}
+		}
+	})
+}
+
+func mustGlob(p string) []string {
+	m, _ := filepath.Glob(p)
+	return m
+}
+
+func ExampleReadCSV() {
+	in := "payment_id,created_at,settled_at,status\n" +
+		"p1,2025-03-01T00:00:00Z,2025-03-01T00:00:02.5Z,succeeded\n" +
+		"p2,2025-03-01T00:00:00Z,2025-03-01T00:01:00Z,failed\n" +
+		"p3,2025-03-01T00:00:00Z,,pending\n"
+	s, rep, err := ReadCSV(strings.NewReader(in), "payments.csv", ReadOptions{
+		Start: "created_at", End: "settled_at",
+		Status: "status", Pending: []string{"pending"},
+		ObservedAt: time.Date(2025, 3, 1, 0, 15, 0, 0, time.UTC),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for i, t := range s.Times {
+		fmt.Printf("%.4g s censored=%v\n", t, s.IsCensored(i))
+	}
+	fmt.Println(rep)
+	// Output:
+	// 2.5 s censored=false
+	// 60 s censored=false
+	// 900 s censored=true
+	// read 3 rows: used 3 (censored 1), excluded 0, dropped 0
+}
+
+// TestReadTruncatedGzip: a .csv.gz cut anywhere is an error, never a
+// shorter sample (io.ReadFull reports a short gzip stream and the end of a
+// block alike; gzipSource tells them apart), with or without DropInvalid;
+// and a file named .gz that is not gzip data says so.
+func TestReadTruncatedGzip(t *testing.T) {
+	var csvData bytes.Buffer
+	csvData.WriteString("settle_s\n")
+	for i := range 200000 {
+		fmt.Fprintf(&csvData, "%d.%03d\n", i%100, i%1000)
+	}
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write(csvData.Bytes())
+	w.Close()
+	dir := t.TempDir()
+	whole := gz.Bytes()
+	for _, cut := range []int{len(whole) / 7, len(whole) / 2, len(whole) - 9, len(whole) - 1} {
+		for _, drop := range []bool{false, true} {
+			p := filepath.Join(dir, fmt.Sprintf("cut%d.csv.gz", cut))
+			if err := os.WriteFile(p, whole[:cut], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, rep, err := Read([]string{p}, ReadOptions{Column: "settle_s", DropInvalid: drop})
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), p+": corrupt or truncated file: gzip") {
+				t.Errorf("cut at %d of %d (drop %v): err = %v (read %v), want a truncated-gzip error", cut, len(whole), drop, err, rep)
+			}
+		}
+	}
+	p := filepath.Join(dir, "plain.csv.gz")
+	os.WriteFile(p, []byte("settle_s\n1\n"), 0o644)
+	if _, _, err := Read([]string{p}, ReadOptions{Column: "settle_s"}); err == nil || err.Error() != p+": corrupt or truncated file: named .gz but not gzip data" {
+		t.Errorf("plain text named .gz: err = %v", err)
+	}
+}
+
+// TestReadWarnsUnmatchedStatus: a pending or excluded status that no row
+// has is reported, since its rows silently count as settled otherwise.
+func TestReadWarnsUnmatchedStatus(t *testing.T) {
+	in := "settle_s,status\n1,succeeded\n2,pending\n3,failed\n"
+	_, rep, err := ReadCSV(strings.NewReader(in), "x.csv", ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pendin"}, ExcludeStatus: []string{"faild"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`no row has a pending status (pendin in column "status"): nothing is censored; values seen include failed, pending, succeeded`,
+		`no row has an excluded status (faild in column "status"): nothing was left out; values seen include failed, pending, succeeded`,
+	}
+	if !slices.Equal(rep.Warnings, want) || rep.Censored != 0 || rep.Used != 3 {
+		t.Errorf("warnings %q (censored %d, used %d), want %q", rep.Warnings, rep.Censored, rep.Used, want)
+	}
+	_, rep, _ = ReadCSV(strings.NewReader(in), "x.csv", ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}, ObservedAt: time.Now()})
+	if want := `the observation time is not used: pending rows' ages come from the duration column "settle_s"`; !slices.Contains(rep.Warnings, want) {
+		t.Errorf("observed-at with a duration column: warnings %q, want %q", rep.Warnings, want)
+	}
+	_, rep, err = ReadCSV(strings.NewReader(in), "x.csv", ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}, ExcludeStatus: []string{"failed"}})
+	if err != nil || len(rep.Warnings) != 0 || rep.Censored != 1 || rep.Excluded != 1 {
+		t.Errorf("matching statuses: warnings %q, censored %d, excluded %d, err %v", rep.Warnings, rep.Censored, rep.Excluded, err)
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	want := time.Date(2025, 3, 2, 1, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		in    string
+		epoch Unit
+	}{
+		{"2025-03-02T01:00:00Z", 0}, {"2025-03-02 01:00:00", 0}, {"2025-03-02T02:00:00+01:00", 0},
+		{"1740877200", Second}, {"1740877200000", Millisecond}, {" 2025-03-02T01:00:00Z ", Second},
+	} {
+		got, err := ParseTime(c.in, c.epoch)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("ParseTime(%q, %v) = %v, %v; want %v", c.in, c.epoch, got, err, want)
+		}
+	}
+	for _, bad := range []string{"yesterday", "1740877200", ""} {
+		if _, err := ParseTime(bad, 0); !errors.Is(err, ErrBadTimestamp) {
+			t.Errorf("ParseTime(%q) error = %v, want ErrBadTimestamp", bad, err)
+		}
+	}
+}
+
+// TestReadMistakenInputs: Parquet on stdin (read as CSV), an empty .gz,
+// and a pending row whose status is not among the pending values each say
+// what went wrong.
+func TestReadMistakenInputs(t *testing.T) {
+	pq, err := os.ReadFile(writeTestParquet(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = ReadCSV(bytes.NewReader(pq), "stdin", ReadOptions{Column: "settle_s"})
+	if want := "stdin: this is Parquet data, not CSV: give Parquet as a file named *.parquet or *.pq (not on stdin)"; err == nil || err.Error() != want {
+		t.Errorf("Parquet on stdin: %v", err)
+	}
+	empty := filepath.Join(t.TempDir(), "e.csv.gz")
+	os.WriteFile(empty, nil, 0o644)
+	if _, _, err := Read([]string{empty}, ReadOptions{Column: "settle_s"}); !errors.Is(err, ErrNoRows) {
+		t.Errorf("empty .csv.gz: %v, want ErrNoRows", err)
+	}
+	in := "created_at,settled_at,status\n2025-03-01T00:00:00Z,2025-03-01T00:00:05Z,succeeded\n2025-03-01T00:00:00Z,,pending\n"
+	_, _, err = ReadCSV(strings.NewReader(in), "x.csv", ReadOptions{Start: "created_at", End: "settled_at", Status: "status", Pending: []string{"pendng"}})
+	if want := `x.csv: row 3, column "settled_at": empty value, and status "pending" is not a pending one (pendng)`; err == nil || err.Error() != want {
+		t.Errorf("misspelt pending: %v\nwant %s", err, want)
+	}
+}
+
+// TestReadInputMistakes: a file named twice is read once, a missing file
+// says so, and a "status" column left unused is pointed out.
+func TestReadInputMistakes(t *testing.T) {
+	p := ingestPath("basic.csv")
+	_, rep, err := Read([]string{p, p, filepath.Join(ingestDir, "basic*.csv")}, ReadOptions{Column: "settle_s"})
+	if err != nil || rep.Files != 1 {
+		t.Errorf("basic.csv named three times: %d files read, %v; want 1", rep.Files, err)
+	}
+	missing := filepath.Join(ingestDir, "missing.csv")
+	if _, _, err := Read([]string{missing}, ReadOptions{Column: "settle_s"}); !errors.Is(err, ErrNoFiles) || err.Error() != "no input files: "+missing+" does not exist" {
+		t.Errorf("missing file: %v", err)
+	}
+	_, rep, err = Read([]string{ingestPath("payments_small.csv")}, ReadOptions{Column: "settle_s", DropInvalid: true})
+	want := `the input has a "status" column, but no status column is set (--status): every row counts as settled, pending ones included`
+	if err != nil || !slices.Contains(rep.Warnings, want) {
+		t.Errorf("unused status column: warnings %q, %v", rep.Warnings, err)
+	}
+}

@@ -1,0 +1,184 @@
+package ingest
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/pollfit/pollfit/internal/bulk"
+)
+
+// Sample is a set of observed settle times, one entry per item (row).
+//
+// Times are seconds since the item was created, ≥ 0. For a right-censored
+// item (still pending when observation ended) the time is its age then.
+// Censored and Weights are nil when no item is censored and every item
+// weighs 1 (binned input carries counts as weights). Segment, when not nil,
+// gives each item's segment as an index into SegmentNames.
+type Sample struct {
+	Times        []float64
+	Censored     []bool
+	Weights      []float64
+	Segment      []int32
+	SegmentNames []string
+}
+
+// Len returns the number of items.
+func (s *Sample) Len() int { return len(s.Times) }
+
+// Weight returns the weight of item i (1 when Weights is nil).
+func (s *Sample) Weight(i int) float64 {
+	if s.Weights == nil {
+		return 1
+	}
+	return s.Weights[i]
+}
+
+// IsCensored reports whether item i is right-censored.
+func (s *Sample) IsCensored(i int) bool { return s.Censored != nil && s.Censored[i] }
+
+// CensoredCount returns the number of right-censored items.
+func (s *Sample) CensoredCount() int {
+	n := 0
+	for _, c := range s.Censored {
+		if c {
+			n++
+		}
+	}
+	return n
+}
+
+// TotalWeight returns the sum of the items' weights.
+func (s *Sample) TotalWeight() float64 {
+	if s.Weights == nil {
+		return float64(len(s.Times))
+	}
+	t := 0.0
+	for _, w := range s.Weights {
+		t += w
+	}
+	return t
+}
+
+// Subset returns the items whose indexes keep returns true for, with the
+// segment labels dropped.
+func (s *Sample) Subset(keep func(i int) bool) *Sample { return s.pick(keep, false) }
+
+// pick returns the items i with keep(i), sized once (a sample of 10⁷ is
+// copied in holdout splits); with labels, their segments too.
+func (s *Sample) pick(keep func(i int) bool, labels bool) *Sample {
+	out := &Sample{}
+	m := 0
+	for i := range s.Times {
+		if keep(i) {
+			m++
+		}
+	}
+	out.Times = bulk.Make[float64](0, m)
+	if s.Censored != nil {
+		out.Censored = bulk.Make[bool](0, m)
+	}
+	if s.Weights != nil {
+		out.Weights = bulk.Make[float64](0, m)
+	}
+	if labels && s.Segment != nil {
+		out.SegmentNames = s.SegmentNames
+		out.Segment = bulk.Make[int32](0, m)
+	}
+	for i := range s.Times {
+		if !keep(i) {
+			continue
+		}
+		out.Times = append(out.Times, s.Times[i])
+		if s.Censored != nil {
+			out.Censored = append(out.Censored, s.Censored[i])
+		}
+		if s.Weights != nil {
+			out.Weights = append(out.Weights, s.Weights[i])
+		}
+		if out.Segment != nil {
+			out.Segment = append(out.Segment, s.Segment[i])
+		}
+	}
+	return out
+}
+
+// Segments splits the sample by segment. Segments with fewer than minRows
+// items are folded into one segment named "other" (listed in folded). The
+// result is ordered by segment name; it is empty when the sample has no
+// segment labels.
+func (s *Sample) Segments(minRows int) (names []string, parts []*Sample, folded []string) {
+	if s.Segment == nil {
+		return nil, nil, nil
+	}
+	counts := make([]int, len(s.SegmentNames))
+	for _, g := range s.Segment {
+		counts[g]++
+	}
+	const other = "other"
+	label := make([]string, len(s.SegmentNames))
+	for g, name := range s.SegmentNames {
+		label[g] = name
+		if counts[g] < minRows {
+			label[g] = other
+			if counts[g] > 0 {
+				folded = append(folded, name)
+			}
+		}
+	}
+	// Size each part once: appending 10⁷ items part by part grew them
+	// to twice their size (docs/performance.md, Memory).
+	size := map[string]int{}
+	for g, name := range label {
+		size[name] += counts[g]
+	}
+	byName := map[string]*Sample{}
+	for i, g := range s.Segment {
+		name := label[g]
+		p := byName[name]
+		if p == nil {
+			n := size[name]
+			p = &Sample{Times: bulk.Make[float64](0, n)}
+			if s.Censored != nil {
+				p.Censored = bulk.Make[bool](0, n)
+			}
+			if s.Weights != nil {
+				p.Weights = bulk.Make[float64](0, n)
+			}
+			byName[name] = p
+			names = append(names, name)
+		}
+		p.Times = append(p.Times, s.Times[i])
+		if s.Censored != nil {
+			p.Censored = append(p.Censored, s.Censored[i])
+		}
+		if s.Weights != nil {
+			p.Weights = append(p.Weights, s.Weights[i])
+		}
+	}
+	slices.Sort(names)
+	slices.Sort(folded)
+	for _, n := range names {
+		parts = append(parts, byName[n])
+	}
+	return names, parts, folded
+}
+
+// Validate checks the sample's invariants: equal lengths, times finite and
+// ≥ 0, weights finite and ≥ 0.
+func (s *Sample) Validate() error {
+	n := len(s.Times)
+	if (s.Censored != nil && len(s.Censored) != n) || (s.Weights != nil && len(s.Weights) != n) || (s.Segment != nil && len(s.Segment) != n) {
+		return fmt.Errorf("sample columns have different lengths")
+	}
+	for i, t := range s.Times {
+		if !(t >= 0) || t > MaxSeconds {
+			return fmt.Errorf("item %d: settle time %v is not a finite number ≥ 0", i, t)
+		}
+	}
+	for i, w := range s.Weights {
+		if !(w >= 0) || w > 1e300 {
+			return fmt.Errorf("item %d: weight %v is not a finite number ≥ 0", i, w)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,283 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// input is one file to read, with the Hive partition values of its path.
+type input struct {
+	path    string
+	parquet bool
+	part    map[string]string
+	size    int64
+}
+
+// Read reads settle times from files and merges them into one Sample and
+// Report. Each path is one of:
+//
+//   - "-": CSV on standard input;
+//   - a file: Parquet when it starts with the magic bytes "PAR1" or is
+//     named *.parquet or *.pq, otherwise CSV (gzip-compressed CSV is
+//     recognised by its content);
+//   - a glob pattern (filepath.Match syntax), which must match a file;
+//   - a directory, read recursively: its *.parquet, *.pq, *.csv and
+//     *.csv.gz files in lexical order, skipping names that start with "."
+//     or "_" (such as Spark's _SUCCESS).
+//
+// Path components of the form key=value (a Hive-partitioned dataset as
+// Spark or DuckDB writes it, dir/method=momo/part-0.parquet) give
+// every row of the files below them a column key with value value, so
+// that a partition key can be the Segment or Status column. Values are
+// URL-unescaped and __HIVE_DEFAULT_PARTITION__ means empty.
+//
+// Parquet files are read in parallel, row group by row group. When more
+// than one file is read, a file without data rows is skipped; the read
+// fails only when no file has any.
+func Read(paths []string, opt ReadOptions) (*Sample, *Report, error) {
+	p, err := newPlan(opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	ins, err := expand(paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	var total int64
+	for _, in := range ins {
+		if in.size < 0 {
+			total = -1
+			break
+		}
+		total += in.size
+	}
+	bar := newProgress(opt.Progress, total, "reading")
+	defer bar.done()
+
+	m := merger{memLimit: p.memLimit}
+	multi := len(ins) > 1
+	for i := 0; i < len(ins); {
+		if ins[i].parquet {
+			j := i
+			for j < len(ins) && ins[j].parquet {
+				j++
+			}
+			if err := readParquet(ins[i:j], p, multi, bar, &m); err != nil {
+				return nil, nil, err
+			}
+			m.rep.Files += j - i
+			i = j
+			continue
+		}
+		if err := readCSVInput(ins[i], p, bar, &m); err != nil {
+			if !(multi && errors.Is(err, ErrNoRows)) {
+				return nil, nil, err
+			}
+		}
+		m.rep.Files++
+		i++
+	}
+	return m.finish(strings.Join(paths, ", "), p)
+}
+
+// Files returns the files Read would read for paths, in the order it
+// would read them: globs and directories expanded, "-" for standard
+// input kept as it is. Its errors are Read's (ErrNoFiles for a path that
+// names nothing).
+func Files(paths []string) ([]string, error) {
+	ins, err := expand(paths)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(ins))
+	for i, in := range ins {
+		out[i] = in.path
+	}
+	return out, nil
+}
+
+func readCSVInput(in input, p *plan, bar *progress, m *merger) error {
+	if in.path == "-" {
+		return readCSV(bar.reader(os.Stdin), "stdin", -1, p, nil, m)
+	}
+	f, err := os.Open(in.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return readCSV(bar.reader(f), in.path, in.size, p, in.part, m)
+}
+
+// expand turns the paths given into the files to read.
+func expand(paths []string) ([]input, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%w: no path given", ErrNoFiles)
+	}
+	var ins []input
+	for _, path := range paths {
+		if path == "-" {
+			ins = append(ins, input{path: "-", size: -1})
+			continue
+		}
+		var matches []string
+		if strings.ContainsAny(path, "*?[") {
+			var err error
+			if matches, err = filepath.Glob(path); err != nil {
+				return nil, fmt.Errorf("pattern %q: %w", path, err)
+			}
+			if len(matches) == 0 {
+				return nil, fmt.Errorf("%w: pattern %q matches no file", ErrNoFiles, path)
+			}
+		} else {
+			matches = []string{path}
+		}
+		for _, mpath := range matches {
+			st, err := os.Stat(mpath)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%w: %s does not exist", ErrNoFiles, mpath)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if !st.IsDir() {
+				in, err := newInput(mpath, st.Size())
+				if err != nil {
+					return nil, err
+				}
+				ins = append(ins, in)
+				continue
+			}
+			n := len(ins)
+			err = filepath.WalkDir(mpath, func(fp string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				name := d.Name()
+				if fp != mpath && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+					if d.IsDir() {
+						return filepath.SkipDir
+					}
+					return nil
+				}
+				if d.IsDir() || !dataFileName(name) {
+					return nil
+				}
+				info, err := d.Info()
+				if err != nil {
+					return err
+				}
+				in, err := newInput(fp, info.Size())
+				if err != nil {
+					return err
+				}
+				ins = append(ins, in)
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			if len(ins) == n {
+				return nil, fmt.Errorf("%w: directory %q holds no .csv, .csv.gz or .parquet file", ErrNoFiles, mpath)
+			}
+		}
+	}
+	// A file named twice (a.csv and *.csv) is read once.
+	seen := map[string]bool{}
+	out := ins[:0]
+	for _, in := range ins {
+		if in.path == "-" || !seen[filepath.Clean(in.path)] {
+			seen[filepath.Clean(in.path)] = true
+			out = append(out, in)
+		}
+	}
+	return out, nil
+}
+
+func dataFileName(name string) bool {
+	for _, ext := range []string{".parquet", ".pq", ".csv", ".csv.gz", ".tsv", ".tsv.gz"} {
+		if strings.HasSuffix(strings.ToLower(name), ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// newInput classifies a file by its magic bytes or name and reads the
+// partition values of its path.
+func newInput(path string, size int64) (input, error) {
+	in := input{path: path, size: size, part: partitions(path)}
+	lower := strings.ToLower(path)
+	in.parquet = strings.HasSuffix(lower, ".parquet") || strings.HasSuffix(lower, ".pq")
+	if !in.parquet {
+		f, err := os.Open(path)
+		if err != nil {
+			return in, err
+		}
+		var magic [4]byte
+		n, _ := io.ReadFull(f, magic[:])
+		f.Close()
+		in.parquet = n == 4 && string(magic[:]) == "PAR1"
+	}
+	return in, nil
+}
+
+// maxListed is the most column names an error lists.
+const maxListed = 20
+
+// listColumns lists a file's columns and partition keys for an error:
+// "id, settle_s, method (partition)", at most maxListed of them, each
+// cut to maxQuoted bytes.
+func listColumns(names []string, part map[string]string) string {
+	all := slices.Clone(names)
+	for _, k := range slices.Sorted(maps.Keys(part)) {
+		all = append(all, k+" (partition)")
+	}
+	var b strings.Builder
+	for i, n := range all {
+		if i == maxListed {
+			fmt.Fprintf(&b, ", … (%d columns)", len(all))
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if len(n) > maxQuoted {
+			n = quote(n)
+		}
+		b.WriteString(n)
+	}
+	return b.String()
+}
+
+// partitions reads the key=value components of a path's directories.
+func partitions(path string) map[string]string {
+	var part map[string]string
+	dirs := strings.Split(filepath.ToSlash(filepath.Dir(path)), "/")
+	for _, d := range slices.Backward(dirs) {
+		k, v, ok := strings.Cut(d, "=")
+		if !ok || k == "" {
+			continue
+		}
+		if u, err := url.PathUnescape(v); err == nil {
+			v = u
+		}
+		if v == "__HIVE_DEFAULT_PARTITION__" {
+			v = ""
+		}
+		if part == nil {
+			part = map[string]string{}
+		}
+		if _, seen := part[k]; !seen { // the innermost directory wins
+			part[k] = v
+		}
+	}
+	return part
+}

@@ -79,7 +79,7 @@ var (
 var (
 	// ErrClockPolls is returned by JSON with JSONOptions.Polls for such a
 	// schedule: no one list holds its polls.
-	ErrClockPolls = errors.New("polls_ms cannot list the polls of a schedule with a wall-clock phase, which depend on when the item was created; export it without the poll list (--polls)")
+	ErrClockPolls = errors.New("polls_ms cannot list the polls of a schedule with a wall-clock phase, which depend on when the item was created; export it without the poll list")
 	// ErrClockEnd is returned by every target for such a schedule whose
 	// last phase is a single gap: its horizon would differ from item to
 	// item (pollschedule.ErrClockEnd).

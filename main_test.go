@@ -77,6 +77,14 @@ var cliCases = []struct {
 	{"evaluate_segment_without_input", "evaluate|-s|now|--segment|method", 2},
 	{"export_segment", "export|-s|now|--segment|method", 2},
 	{"fit_bad_min_segment_rows", "fit|-i|fixtures/payments.csv|-c|settle_s|--segment|method|--min-segment-rows|-1", 2},
+	// Issue 14: a wall-clock phase in the JSON document; refused, naming
+	// the flag, with a poll list, jitter or a single gap after it, and by
+	// evaluate's poll list.
+	{"export_clock_json", "export|-s|every 1s until 10s, after each 5m (+1s +2.5s) until 15m|--lang|json", 0},
+	{"export_clock_polls", "export|-s|every 1s until 10s, after each 5m (+1s +2.5s) until 15m|--lang|json|--polls", 2},
+	{"export_clock_jitter", "export|-s|every 1s until 10s, after each 5m (+1s +2.5s) until 15m|--lang|ts|--jitter|full", 2},
+	{"export_clock_end", "export|-s|after each 5m (+1s) until 15m, 30s|--lang|kotlin", 2},
+	{"evaluate_clock_polls", "evaluate|-s|every 1s until 10s, after each 5m (+1s +2.5s) until 15m|--polls", 2},
 	// Issue 15: a schedule whose last poll falls well short of its
 	// horizon is warned about, with the share of items never seen (per
 	// segment with --segment); a phase whose gap passes its bound prints

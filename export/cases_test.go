@@ -88,6 +88,18 @@ var jitterCases = []runCase{
 	{segment: "cap-percent", spec: "exp 400ms x2 cap 1.2s until 1m, jitter ±50%"},
 }
 
+// clockCases have wall-clock phases (issue 14): the drivers' fake clocks
+// start at the Unix epoch, where their polls are optimize's Polls; the
+// clock tests (clockRuns) start them at other instants.
+var clockCases = []runCase{
+	{segment: "clock", spec: "every 1s until 10s, after each 5m (+1s +2.5s) until 15m"},
+	{segment: "clock-first", spec: "after each 1m until 5m"},
+	{segment: "clock-between", spec: "at 2s, after each 12s (+500ms +6s) until 2m, every 30s until 5m"},
+	{segment: "clock-two", spec: "every 500ms until 5s, after each 1m (+0s +30s) until 10m, after each 5m (+2s) until 1h"},
+	{segment: "clock-sub-ms", spec: "after each 1ms (+250us) until 10ms"},
+	{segment: "clock-day", spec: "every 1h until 12h, after each 24h (+9h30m) until 720h"},
+}
+
 // capOfCases is the cap of the cap- jitter cases.
 const capOfCases = 1200 * time.Millisecond
 
@@ -135,6 +147,28 @@ func pollStarts(polls []time.Duration, h, c, q time.Duration) []time.Duration {
 		now += c
 	}
 	return out
+}
+
+// signalPolls returns the polls of a run whose signal comes right after
+// the fifth poll (at age half[4], on a clock that started at the Unix
+// epoch): the first five, then the schedule again from there, for an item
+// created then; nil when the schedule ends at the fifth poll or before.
+func signalPolls(s optimize.Schedule, half []time.Duration) []time.Duration {
+	if len(half) <= 5 {
+		return nil
+	}
+	again := half
+	if s.Clocked() {
+		again = s.PollsAt(int64(half[4]))
+	}
+	sig := append([]time.Duration{}, half[:5]...)
+	for _, p := range again {
+		if len(sig) == 15 {
+			break
+		}
+		sig = append(sig, half[4]+p)
+	}
+	return sig
 }
 
 // caseDoc returns a document with "now" as the overall schedule and the

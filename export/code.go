@@ -151,6 +151,11 @@ func Template(w io.Writer, text string, doc Document, opt Options) error {
 //	goDurs Ds N   the first N of Ds as goDur, comma-separated, six to a line
 //	last Ds       the last of Ds
 //	firstN Ds N   the first N of Ds
+//	pollsAt S C   the poll ages of schedule S (a Table's Schedule) for an
+//	              item created at C, an RFC 3339 instant (its wall-clock
+//	              phases depend on it): optimize.Schedule.PollsAt
+//	unixNano C    the RFC 3339 instant C in nanoseconds since the Unix epoch
+//	clockTime C D the instant C plus D, UTC, as 15:04:05.999
 var Funcs = template.FuncMap{
 	"ms":         func(d time.Duration) string { return string(msNumber(d)) },
 	"ns":         func(d time.Duration) int64 { return int64(d) },
@@ -162,6 +167,7 @@ var Funcs = template.FuncMap{
 	"float":      floatLit,
 	"tsNum":      tsNum,
 	"tsTables":   tsTables,
+	"tsArray":    tsArray,
 	"goQuote":    strconv.Quote,
 	"jsQuote":    jsQuote,
 	"tsQuote":    tsQuote,
@@ -179,6 +185,24 @@ var Funcs = template.FuncMap{
 	"last":       func(ds []time.Duration) time.Duration { return ds[len(ds)-1] },
 	"firstN": func(ds []time.Duration, n int) []time.Duration {
 		return ds[:min(n, len(ds))]
+	},
+	"pollsAt": func(s optimize.Schedule, created string) ([]time.Duration, error) {
+		c, err := time.Parse(time.RFC3339Nano, created)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+		return s.PollsAt(c.UnixNano()), nil
+	},
+	"unixNano": func(created string) (int64, error) {
+		c, err := time.Parse(time.RFC3339Nano, created)
+		return c.UnixNano(), err
+	},
+	"clockTime": func(created string, d time.Duration) (string, error) {
+		c, err := time.Parse(time.RFC3339Nano, created)
+		return c.Add(d).UTC().Format("15:04:05.999"), err
 	},
 }
 
@@ -394,6 +418,42 @@ func tsTables(d *Data) string {
 		return line
 	}
 	return "const tables: readonly Table[] = [\n  " + strings.Join(names, ",\n  ") + ",\n];"
+}
+
+// tsArray writes the line "key: [d₁, d₂, …]," of an object member at
+// the given indent, times in whole units of u, as prettier prints an array
+// of numbers: on one line when it fits in 80 columns, else one element a
+// line filled with as many to a line as fit, each line ending in a comma.
+func tsArray(indent int, key string, ds []time.Duration, u time.Duration) (string, error) {
+	nums := make([]string, len(ds))
+	for i, d := range ds {
+		n, err := inUnits(d, u)
+		if err != nil {
+			return "", err
+		}
+		nums[i] = strconv.FormatInt(n, 10)
+	}
+	pad := strings.Repeat(" ", indent)
+	line := pad + key + ": [" + strings.Join(nums, ", ") + "],"
+	if len(line) <= 80 {
+		return line, nil
+	}
+	var b strings.Builder
+	b.WriteString(pad + key + ": [\n")
+	cur := ""
+	for _, n := range nums {
+		switch {
+		case cur == "":
+			cur = pad + "  " + n + ","
+		case len(cur)+1+len(n)+1 <= 80:
+			cur += " " + n + ","
+		default:
+			b.WriteString(cur + "\n")
+			cur = pad + "  " + n + ","
+		}
+	}
+	b.WriteString(cur + "\n" + pad + "],")
+	return b.String(), nil
 }
 
 // tsNum writes x as the shortest JavaScript number literal that reads back

@@ -15,7 +15,13 @@
 // compare their poll times with Polls, first gap included. Growing gaps
 // are capped before any product can overflow, jitter never takes a gap
 // above its phase's cap, and every generated poll keeps the horizon by the
-// clock, as docs/export.md describes.
+// clock, as docs/export.md describes. A wall-clock phase
+// (optimize.WallClock) is computed from the clock's reading in integer
+// nanoseconds: its polls fall at the offsets past the period's boundaries
+// on the UTC clock, strictly after the last poll, for an item created when
+// the runner reads its clock; the tests fake that clock and compare the
+// polls with optimize.Schedule.PollsAt and with instants worked out by
+// hand.
 //
 // The JSON document is read by package pollschedule (the runtime loader, which
 // needs no generated code) and ReadJSON, which accept a document exactly

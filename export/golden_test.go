@@ -14,7 +14,9 @@ import (
 
 // goldenDocs are the documents every target is rendered from for the
 // golden files: the brief's "now" schedule alone, and with two segments
-// (a jittered growing one and a deadline-shaped one) and metadata.
+// (a jittered growing one and a deadline-shaped one) and metadata; and
+// issue 14's wall-clock schedule, with a segment whose wall-clock phase
+// comes between age phases and a jittered one.
 func goldenDocs() map[string]Document {
 	return map[string]Document{
 		"now": {Schedule: optimize.References[3]},
@@ -27,6 +29,13 @@ func goldenDocs() map[string]Document {
 					Meta: json.RawMessage(`{"note": "settles in seconds"}`)},
 			},
 			Meta: json.RawMessage(`{"budget_polls": 152, "expected_lag_ms": {"median": 500, "p95": 1500}}`),
+		},
+		"clock": {
+			Schedule: optimize.MustParseSpec("every 1s until 10s, after each 5m (+1s +2.5s) until 15m"),
+			Segments: []Segment{
+				{Name: "card", Schedule: optimize.MustParseSpec("at 2s, after each 12s (+500ms +6s) until 2m, every 30s until 5m")},
+				{Name: "wallet", Schedule: optimize.MustParseSpec("every 2s until 30s, jitter full")},
+			},
 		},
 	}
 }
@@ -42,7 +51,7 @@ func TestGolden(t *testing.T) {
 		ext    string
 		render func(*bytes.Buffer, Document) error
 	}{
-		{"json", func(b *bytes.Buffer, d Document) error { return JSON(b, d, JSONOptions{Polls: true}) }},
+		{"json", func(b *bytes.Buffer, d Document) error { return JSON(b, d, JSONOptions{Polls: !docClocked(d)}) }},
 		{"go", func(b *bytes.Buffer, d Document) error {
 			return GoSource(b, d, Options{Package: "poll", Name: "Payment"})
 		}},

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -45,13 +46,21 @@ var (
 
 func half() float64 { return 0.5 }
 
+// wall is the reading of the fake wall clock wallNow, Unix ns: retry and
+// the GapAfter walk set it to the instant of each poll of an item created
+// at origin.
+var wall int64
+
+func wallNow() time.Time { return time.Unix(0, wall) }
+
 // retry is backoff.Retry's loop on a fake clock: the first attempt at
-// once, then NextBackOff until Stop.
-func retry(b BackOff, start time.Duration) []time.Duration {
+// once, then NextBackOff until Stop, for an item created at origin.
+func retry(b BackOff, start time.Duration, origin int64) []time.Duration {
 	now := start
 	var polls []time.Duration
 	for {
 		polls = append(polls, now)
+		wall = origin + int64(now)
 		next := b.NextBackOff()
 		if next == Stop {
 			return polls
@@ -60,7 +69,26 @@ func retry(b BackOff, start time.Duration) []time.Duration {
 	}
 }
 
+// gapAfter walks GapAfter from the start: the first 1000 polls of an item
+// created at origin.
+func gapAfter(b *poll.Backoff, origin int64) []time.Duration {
+	a := b.Start()
+	polls := []time.Duration{a}
+	for len(polls) < 1000 {
+		wall = origin + int64(a)
+		g := b.GapAfter(a)
+		if g < 0 {
+			break
+		}
+		a += g
+		polls = append(polls, a)
+	}
+	return polls
+}
+
+// clock is a fake clock that reads origin (Unix ns) + now.
 type clock struct {
+	origin int64
 	now    time.Duration
 	signal chan struct{}
 }
@@ -75,12 +103,20 @@ func (c *clock) after(d time.Duration) <-chan time.Time {
 	return ch
 }
 
-func (c *clock) time() time.Time { return time.Unix(0, 0).Add(c.now) }
+func (c *clock) time() time.Time { return time.Unix(0, c.origin).Add(c.now) }
 
 type result struct {
 	Retry, Reset, GapAfter, Poll, Signal, Slow []time.Duration
 	PollErr, SlowErr                           string
 	MinGap, MaxGap                             time.Duration // of 200 runs with random draws
+}
+
+// clockRun is an item of a wall-clock schedule created at Created (Unix
+// ns): its polls by Poll, a retry loop and GapAfter.
+type clockRun struct {
+	Segment          string
+	Created          int64
+	Poll, Retry, Gap []time.Duration
 }
 
 func main() {
@@ -96,28 +132,21 @@ func main() {
 	if err := json.Unmarshal(data, &names); err != nil {
 		panic(err)
 	}
+	var runs []clockRun
+	if err := json.Unmarshal([]byte(os.Args[3]), &runs); err != nil {
+		panic(err)
+	}
 	out := map[string]result{}
 	for _, seg := range append([]string{""}, names...) {
 		var r result
-		b := &poll.Backoff{Segment: seg, Rand: half}
-		r.Retry = retry(b, b.Start())
+		b := &poll.Backoff{Segment: seg, Rand: half, Now: wallNow}
+		r.Retry = retry(b, b.Start(), 0)
 		if b.NextBackOff() != Stop {
 			panic("no Stop after the horizon")
 		}
 		b.Reset()
-		r.Reset = retry(b, b.Start())
-
-		// GapAfter walks from the start: the first 1000 polls.
-		a := b.Start()
-		r.GapAfter = []time.Duration{a}
-		for len(r.GapAfter) < 1000 {
-			g := b.GapAfter(a)
-			if g < 0 {
-				break
-			}
-			a += g
-			r.GapAfter = append(r.GapAfter, a)
-		}
+		r.Reset = retry(b, b.Start(), 0)
+		r.GapAfter = gapAfter(b, 0)
 
 		c := &clock{}
 		p := &poll.Backoff{Segment: seg, Rand: half, After: c.after, Now: c.time}
@@ -168,8 +197,24 @@ func main() {
 		out[seg] = r
 	}
 	var f poll.FuncSchedule
-	out["__second"] = result{Retry: retry(&f, f.Start())}
-	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
+	out["__second"] = result{Retry: retry(&f, f.Start(), 0)}
+
+	// Items created at other instants, on fake clocks that start there.
+	for i, run := range runs {
+		c := &clock{origin: run.Created}
+		p := &poll.Backoff{Segment: run.Segment, After: c.after, Now: c.time}
+		_ = p.Poll(context.Background(), func(context.Context) (bool, error) {
+			runs[i].Poll = append(runs[i].Poll, c.now)
+			return false, nil
+		})
+		b := &poll.Backoff{Segment: run.Segment, Now: wallNow}
+		runs[i].Retry = retry(b, b.Start(), run.Created)
+		runs[i].Gap = gapAfter(b, run.Created)
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(struct {
+		Segments map[string]result
+		Clock    []clockRun
+	}{out, runs}); err != nil {
 		panic(err)
 	}
 }
@@ -239,17 +284,22 @@ func TestGoSourceRuns(t *testing.T) {
 	}
 	namesJSON, _ := json.Marshal(names)
 	write("names.json", func(b *bytes.Buffer) error { _, err := b.Write(namesJSON); return err })
-	out := run(t, dir, env, goTool, "run", "./driver", string(slowArg), filepath.Join(dir, "names.json"))
+	out := run(t, dir, env, goTool, "run", "./driver", string(slowArg), filepath.Join(dir, "names.json"), clockRunsArg(t, time.Nanosecond))
 
 	type result struct {
 		Retry, Reset, GapAfter, Poll, Signal, Slow []time.Duration
 		PollErr, SlowErr                           string
 		MinGap, MaxGap                             time.Duration
 	}
-	var got map[string]result
-	if err := json.Unmarshal(out, &got); err != nil {
+	var res struct {
+		Segments map[string]result
+		Clock    []clockRunResult
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("driver output: %v\n%.2000s", err, out)
 	}
+	got := res.Segments
+	checkClockRuns(t, res.Clock)
 	check := func(t *testing.T, what string, got, want []time.Duration) {
 		t.Helper()
 		if len(got) != len(want) {
@@ -285,21 +335,64 @@ func TestGoSourceRuns(t *testing.T) {
 			checkSlow100(t, seg.Name, r.Slow)
 			// The signal came right after the fifth poll, at age half[4]:
 			// the schedule restarts from there.
-			var sig []time.Duration
-			if len(half) > 5 { // else the schedule ends at the fifth poll, before the signal
-				sig = append(sig, half[:5]...)
-				for _, p := range half {
-					if len(sig) == 15 {
-						break
-					}
-					sig = append(sig, half[4]+p)
-				}
+			if sig := signalPolls(s, half); sig != nil { // else the schedule ends at the fifth poll, before the signal
 				check(t, "Signal", r.Signal, sig)
 			}
 			checkCap(t, seg.Name, r.MinGap, r.MaxGap)
 		})
 	}
 	check(t, "second schedule", got["__second"].Retry, second.Schedule.Polls())
+}
+
+// clockRunResult is what the drivers print for a clockRun: the ages of the
+// polls made by Poll on a fake clock that starts at the creation instant,
+// by a retry loop whose clock reads the instant of each poll, and by the
+// GapAfter walk.
+type clockRunResult struct {
+	Segment          string
+	Created          int64 // Unix ns
+	Poll, Retry, Gap []time.Duration
+}
+
+// clockRunsArg returns clockRuns as the drivers read them, JSON: segment
+// and creation instant in units of unit since the Unix epoch.
+func clockRunsArg(t *testing.T, unit time.Duration) string {
+	t.Helper()
+	var runs []clockRunResult
+	for _, r := range clockRuns {
+		c, _ := r.ages(t)
+		runs = append(runs, clockRunResult{Segment: r.segment, Created: c.UnixNano() / int64(unit)})
+	}
+	b, err := json.Marshal(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// checkClockRuns compares the drivers' polls for clockRuns with the polls
+// worked out by hand, the instants of issue 14's must-show: the generated
+// code under a fake clock polls at the boundary plus the offset.
+func checkClockRuns(t *testing.T, got []clockRunResult) {
+	t.Helper()
+	if len(got) != len(clockRuns) {
+		t.Fatalf("driver printed %d clock runs, want %d", len(got), len(clockRuns))
+	}
+	for i, r := range clockRuns {
+		c, want := r.ages(t)
+		for _, run := range []struct {
+			what string
+			got  []time.Duration
+		}{{"Poll", got[i].Poll}, {"retry", got[i].Retry}, {"GapAfter", got[i].Gap}} {
+			if !slices.Equal(run.got, want) {
+				var at []string
+				for _, a := range run.got {
+					at = append(at, c.Add(a).Format("15:04:05.999"))
+				}
+				t.Errorf("%s (%s, created %s): %s polls at %v, want %v", r.name, r.segment, r.created, run.what, at, r.want)
+			}
+		}
+	}
 }
 
 // checkCap checks the largest and smallest jittered gaps that a target

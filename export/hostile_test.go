@@ -384,8 +384,8 @@ var hostileTargets = []struct {
 // checks that each output lexes, that its code outside string literals and
 // comments is exactly that of the same document with benign names (the
 // sanitised identifiers), and that every segment name comes back whole
-// from a string literal.
-func checkHostile(t *testing.T, segments []string, schedName, typ, pkg string) {
+// from a string literal. The segments' schedules are segSpec.
+func checkHostile(t *testing.T, segments []string, schedName, typ, pkg, segSpec string) {
 	t.Helper()
 	s := optimize.MustParseSpec("every 1s until 5s")
 	s.Name = schedName
@@ -396,7 +396,7 @@ func checkHostile(t *testing.T, segments []string, schedName, typ, pkg string) {
 			continue
 		}
 		seen[name] = true
-		doc.Segments = append(doc.Segments, Segment{Name: name, Schedule: optimize.MustParseSpec("every 2s until 10s")})
+		doc.Segments = append(doc.Segments, Segment{Name: name, Schedule: optimize.MustParseSpec(segSpec)})
 	}
 	if !utf8.ValidString(schedName) {
 		doc.Schedule.Name = ""
@@ -450,16 +450,23 @@ func checkHostile(t *testing.T, segments []string, schedName, typ, pkg string) {
 	}
 }
 
+// hostileSpecs are the segments' schedules of the hostile-name checks:
+// plain, and with a wall-clock phase (issue 14), whose code has tables
+// and functions of its own.
+var hostileSpecs = []string{"every 2s until 10s", "every 2s until 10s, after each 1m (+1s +2.5s) until 10m"}
+
 // TestHostileNames renders the hostile names and 300 more drawn from
 // hostile fragments: each target's output must keep them inside string
 // literals and comments (issue 16). TestGoSourceRuns, TestTypeScriptRuns
 // and TestKotlinRuns compile and run the hostile names of hostileNames.
 func TestHostileNames(t *testing.T) {
-	checkHostile(t, hostileNames(), "*/ name /* \n", "*/ Type", "*/ pkg.fun.1x")
+	for _, spec := range hostileSpecs {
+		checkHostile(t, hostileNames(), "*/ name /* \n", "*/ Type", "*/ pkg.fun.1x", spec)
+	}
 	rng := rand.New(rand.NewPCG(16, 4))
-	for range 100 {
+	for i := range 100 {
 		names := []string{hostileName(rng), hostileName(rng), hostileName(rng)}
-		checkHostile(t, names, hostileName(rng), hostileName(rng), hostileName(rng))
+		checkHostile(t, names, hostileName(rng), hostileName(rng), hostileName(rng), hostileSpecs[i%2])
 	}
 }
 
@@ -470,7 +477,7 @@ func FuzzHostileNames(f *testing.F) {
 		f.Add(names[i], names[i+1], names[(i+2)%len(names)], names[(i+3)%len(names)])
 	}
 	f.Fuzz(func(t *testing.T, a, b, name, typ string) {
-		checkHostile(t, []string{a, b}, name, typ, typ)
+		checkHostile(t, []string{a, b}, name, typ, typ, hostileSpecs[len(a)%2])
 	})
 }
 

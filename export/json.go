@@ -59,7 +59,8 @@ func (d Document) Schedules() []optimize.Schedule {
 type JSONOptions struct {
 	// Polls adds "polls_ms", every poll time of each unjittered schedule,
 	// for readers that would rather not implement the phases. ReadJSON
-	// checks the list against the phases.
+	// checks the list against the phases. A schedule with a wall-clock
+	// phase has no such list (ErrClockPolls).
 	Polls bool
 }
 
@@ -72,6 +73,28 @@ var (
 	// schedule document (as opposed to reading it); pollschedule.ErrDocument.
 	ErrDocument = pollschedule.ErrDocument
 )
+
+// Errors of the export targets for schedules with a wall-clock phase
+// (optimize.WallClock), whose polls depend on when each item was created.
+var (
+	// ErrClockPolls is returned by JSON with JSONOptions.Polls for such a
+	// schedule: no one list holds its polls.
+	ErrClockPolls = errors.New("polls_ms cannot list the polls of a schedule with a wall-clock phase, which depend on when the item was created; export it without the poll list")
+	// ErrClockEnd is returned by every target for such a schedule whose
+	// last phase is a single gap: its horizon would differ from item to
+	// item (pollschedule.ErrClockEnd).
+	ErrClockEnd = pollschedule.ErrClockEnd
+)
+
+// exportable checks what every target needs of a valid schedule beyond
+// optimize's rules: one with a wall-clock phase ends with a repeating
+// phase, so that its horizon, the last Until, is the same for every item.
+func exportable(s optimize.Schedule) error {
+	if n := len(s.Phases); s.Clocked() && s.Phases[n-1].Growth == optimize.Once {
+		return fmt.Errorf("%w: end it with the wall-clock phase or another repeating one (\"%s\")", ErrClockEnd, s.String())
+	}
+	return nil
+}
 
 // jsonDoc is the document as written: the overall schedule's fields at the
 // top level, beside the version and the segments.
@@ -93,13 +116,15 @@ type jsonSchedule struct {
 }
 
 type jsonPhase struct {
-	Growth   string       `json:"growth"`
-	GapMs    *json.Number `json:"gap_ms"`
-	StepMs   *json.Number `json:"step_ms,omitempty"`
-	Factor   *float64     `json:"factor,omitempty"`
-	Exponent *float64     `json:"exponent,omitempty"`
-	CapMs    *json.Number `json:"cap_ms,omitempty"`
-	UntilMs  *json.Number `json:"until_ms,omitempty"`
+	Growth    string        `json:"growth"`
+	GapMs     *json.Number  `json:"gap_ms,omitempty"`
+	PeriodMs  *json.Number  `json:"period_ms,omitempty"`
+	OffsetsMs []json.Number `json:"offsets_ms,omitempty"`
+	StepMs    *json.Number  `json:"step_ms,omitempty"`
+	Factor    *float64      `json:"factor,omitempty"`
+	Exponent  *float64      `json:"exponent,omitempty"`
+	CapMs     *json.Number  `json:"cap_ms,omitempty"`
+	UntilMs   *json.Number  `json:"until_ms,omitempty"`
 }
 
 type jsonJitter struct {
@@ -115,6 +140,7 @@ var growthNames = map[optimize.Growth]string{
 	optimize.Exponential: "exponential",
 	optimize.Polynomial:  "polynomial",
 	optimize.Fibonacci:   "fibonacci",
+	optimize.WallClock:   "wall_clock",
 }
 
 var jitterNames = map[optimize.JitterKind]string{
@@ -129,8 +155,11 @@ var jitterNames = map[optimize.JitterKind]string{
 // two spaces and ending in a newline. The format is described by
 // docs/schedule.schema.json. Times are milliseconds, with a decimal
 // fraction only for sub-millisecond durations, so that ReadJSON returns the
-// same time.Duration values. It returns an error if a schedule is invalid
-// or a segment name is empty, repeated or AllSegment.
+// same time.Duration values. A wall-clock phase (optimize.WallClock) is
+// written {"growth": "wall_clock", "period_ms", "offsets_ms", "until_ms"}.
+// It returns an error if a schedule is invalid or not exportable
+// (ErrClockEnd, ErrClockPolls), or a segment name is empty, repeated or
+// AllSegment.
 func JSON(w io.Writer, doc Document, opt JSONOptions) error {
 	out := jsonDoc{Version: CurrentVersion}
 	s, err := encodeSchedule(doc.Schedule, doc.Meta, opt)
@@ -179,6 +208,12 @@ func encodeSchedule(s optimize.Schedule, meta json.RawMessage, opt JSONOptions) 
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	if err := exportable(s); err != nil {
+		return nil, err
+	}
+	if opt.Polls && s.Clocked() {
+		return nil, ErrClockPolls
+	}
 	if !utf8.ValidString(s.Name) {
 		return nil, fmt.Errorf("schedule name %q is not valid UTF-8", s.Name)
 	}
@@ -199,6 +234,12 @@ func encodeSchedule(s optimize.Schedule, meta json.RawMessage, opt JSONOptions) 
 	for _, p := range s.Phases {
 		gap := msNumber(p.Gap)
 		jp := jsonPhase{Growth: growthNames[p.Growth], GapMs: &gap}
+		if p.Growth == optimize.WallClock {
+			jp.GapMs, jp.PeriodMs = nil, &gap
+			for _, o := range p.Offsets {
+				jp.OffsetsMs = append(jp.OffsetsMs, msNumber(o))
+			}
+		}
 		if p.Growth != optimize.Once {
 			u := msNumber(p.Until)
 			jp.UntilMs = &u
@@ -285,7 +326,7 @@ func fromLoaded(in *pollschedule.Schedule, path string) (optimize.Schedule, erro
 	for _, p := range in.Phases {
 		s.Phases = append(s.Phases, optimize.Phase{
 			Growth: growthOf[p.Growth], Gap: p.Gap, Step: p.Step, Factor: p.Factor,
-			Exponent: p.Exponent, Cap: p.Cap, Until: p.Until,
+			Exponent: p.Exponent, Cap: p.Cap, Until: p.Until, Offsets: slices.Clone(p.Offsets),
 		})
 	}
 	s.Jitter = optimize.Jitter{Kind: jitterOf[in.Jitter.Kind], Percent: in.Jitter.Spread}
@@ -311,6 +352,7 @@ var (
 	growthOf = map[pollschedule.Growth]optimize.Growth{
 		pollschedule.Once: optimize.Once, pollschedule.Fixed: optimize.Fixed, pollschedule.Linear: optimize.Linear,
 		pollschedule.Exponential: optimize.Exponential, pollschedule.Polynomial: optimize.Polynomial, pollschedule.Fibonacci: optimize.Fibonacci,
+		pollschedule.WallClock: optimize.WallClock,
 	}
 	jitterOf = map[pollschedule.JitterKind]optimize.JitterKind{
 		pollschedule.NoJitter: optimize.NoJitter, pollschedule.FullJitter: optimize.FullJitter, pollschedule.EqualJitter: optimize.EqualJitter,

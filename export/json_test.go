@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -35,6 +36,7 @@ func compact(t *testing.T, m json.RawMessage) json.RawMessage {
 func roundTripDocs(t *testing.T) map[string]Document {
 	docs := goldenDocs()
 	docs["cases"] = caseDoc(t, append(append([]runCase{}, runCases...), jitterCases...))
+	docs["clock cases"] = caseDoc(t, clockCases)
 	for _, s := range optimize.References {
 		docs[s.Name] = Document{Schedule: s}
 	}
@@ -48,7 +50,16 @@ func TestJSONRoundTrip(t *testing.T) {
 		for _, polls := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/polls=%v", name, polls), func(t *testing.T) {
 				var b bytes.Buffer
-				if err := JSON(&b, doc, JSONOptions{Polls: polls}); err != nil {
+				err := JSON(&b, doc, JSONOptions{Polls: polls})
+				if polls && docClocked(doc) {
+					// Issue 14: no one list holds the polls of a
+					// wall-clock schedule.
+					if !errors.Is(err, ErrClockPolls) {
+						t.Errorf("JSON with polls of a wall-clock schedule = %v, want ErrClockPolls", err)
+					}
+					return
+				}
+				if err != nil {
 					t.Fatal(err)
 				}
 				got, err := ReadJSON(&b)
@@ -99,7 +110,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 	for name, doc := range roundTripDocs(t) {
 		t.Run(name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := JSON(&b, doc, JSONOptions{Polls: true}); err != nil {
+			if err := JSON(&b, doc, JSONOptions{Polls: !docClocked(doc)}); err != nil {
 				t.Fatal(err)
 			}
 			if err := validate(sch, b.Bytes()); err != nil {
@@ -141,6 +152,15 @@ var badDocs = []struct {
 	{"bad segment", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}], "segments": {"wallet": {"start_ms": 0, "phases": [{"growth": "fixed", "gap_ms": 1}]}}}`, "segments.wallet.phases[0].until_ms", true},
 	{"version in segment", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}], "segments": {"wallet": {"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}]}}}`, "version", true},
 	{"two documents", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}]} {}`, "after the document", false},
+	// Issue 14: wall-clock phases.
+	{"clock spec disagrees", `{"version": 1, "spec": "after each 5m (+2s) until 15m", "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [1000], "until_ms": 900000}]}`, "spec", false},
+	{"clock spec without offset", `{"version": 1, "spec": "after each 5m until 15m", "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [0, 1], "until_ms": 900000}]}`, "spec", false},
+	{"clock offsets not increasing", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [2500, 1000], "until_ms": 900000}]}`, "phases[0].offsets_ms[1]", false},
+	{"clock offset past the period", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [300001], "until_ms": 900000}]}`, "phases[0].offsets_ms[0]", false},
+	{"clock with jitter", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [0], "until_ms": 900000}], "jitter": {"kind": "equal"}}`, "jitter", true},
+	{"clock with polls", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [0], "until_ms": 600000}], "polls_ms": [0, 300000, 600000]}`, "polls_ms", true},
+	{"clock with a gap", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "gap_ms": 300000, "offsets_ms": [0], "until_ms": 900000}]}`, "phases[0].gap_ms", true},
+	{"clock then a gap", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [0], "until_ms": 900000}, {"growth": "once", "gap_ms": 1000}]}`, "phases", false},
 }
 
 func TestReadJSONRejects(t *testing.T) {
@@ -181,6 +201,7 @@ func FuzzReadJSON(f *testing.F) {
 		f.Add([]byte(tc.doc))
 	}
 	f.Add([]byte(`{"version": 1, "start_ms": 1.5, "phases": [{"growth": "polynomial", "gap_ms": 1, "exponent": 0.5, "cap_ms": 100, "until_ms": 1e3}], "jitter": {"kind": "decorrelated"}}`))
+	f.Add([]byte(`{"version": 1, "spec": "every 1s until 10s, after each 5m (+1s +2.5s) until 15m", "start_ms": 0, "phases": [{"growth": "fixed", "gap_ms": 1000, "until_ms": 10000}, {"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [1000, 2500], "until_ms": 900000}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := ReadJSON(bytes.NewReader(data))
 		// ReadJSON is package pollschedule's Read and a check of "spec": they
@@ -218,7 +239,7 @@ func manyPolls(doc Document) bool {
 			if p.Cap > 0 && p.Cap < g {
 				g = p.Cap
 			}
-			n += p.Until/g + 1
+			n += (p.Until/g + 1) * time.Duration(max(1, len(p.Offsets)))
 		}
 		if n > 1e5 {
 			return true
@@ -243,7 +264,7 @@ func randomSpec(rng *rand.Rand) string {
 		until += 1 + rng.IntN(40)
 		bound := " until " + d(until)
 		var item string
-		switch rng.IntN(6) {
+		switch rng.IntN(7) {
 		case 0:
 			item = d(gap)
 		case 1:
@@ -254,8 +275,24 @@ func randomSpec(rng *rand.Rand) string {
 			item = fmt.Sprintf("exp %s x%g cap %s%s", d(gap), []float64{1, 1.5, 2, 3}[rng.IntN(4)], d(1+rng.IntN(30)), bound)
 		case 4:
 			item = fmt.Sprintf("poly %s ^%g%s", d(gap), []float64{0.5, 1, 2}[rng.IntN(3)], bound)
-		default:
+		case 5:
 			item = "fib " + d(gap) + bound
+		default:
+			// A wall-clock phase (issue 14): one to three offsets within
+			// a period of 1 to 20 units.
+			period := 1 + rng.IntN(20)
+			offs := map[int]bool{}
+			for range 1 + rng.IntN(3) {
+				offs[rng.IntN(period*1000)] = true
+			}
+			var os []string
+			for _, o := range slices.Sorted(maps.Keys(offs)) {
+				os = append(os, fmt.Sprintf("+%d%s", o, map[string]string{"ms": "us", "s": "ms", "m": "ms"}[u]))
+				if u == "m" {
+					os[len(os)-1] = fmt.Sprintf("+%dms", o*60)
+				}
+			}
+			item = "after each " + d(period) + " (" + strings.Join(os, " ") + ")" + bound
 		}
 		items = append(items, item)
 	}
@@ -263,30 +300,39 @@ func randomSpec(rng *rand.Rand) string {
 }
 
 // A schedule written as JSON and read back polls at the same times, for
-// random schedules of every kind (issue 15).
+// random schedules of every kind (issue 15), wall-clock ones at random
+// creation instants (issue 14).
 func TestJSONRoundTripPolls(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 2))
-	n := 0
+	n, clocked := 0, 0
 	for range 2000 {
 		spec := randomSpec(rng)
 		s, err := optimize.ParseSpec(spec)
-		if err != nil {
-			continue // a first bound before the start, say
+		if err != nil || exportable(s) != nil {
+			continue // a first bound before the start, a gap after a wall-clock phase
 		}
 		n++
 		var b bytes.Buffer
-		if err := JSON(&b, Document{Schedule: s}, JSONOptions{Polls: true}); err != nil {
+		if err := JSON(&b, Document{Schedule: s}, JSONOptions{Polls: !s.Clocked()}); err != nil {
 			t.Fatalf("JSON(%q): %v", spec, err)
 		}
 		doc, err := ReadJSON(&b)
 		if err != nil {
 			t.Fatalf("ReadJSON(JSON(%q)): %v\n%s", spec, err, b.Bytes())
 		}
-		if got, want := doc.Schedule.Polls(), s.Polls(); !slices.Equal(got, want) {
-			t.Fatalf("%q through JSON polls at %v, want %v", spec, got, want)
+		created := []int64{0}
+		if s.Clocked() {
+			clocked++
+			created = append(created, rng.Int64N(1<<62), 1740787397000000000, -rng.Int64N(1<<50))
+		}
+		for _, c := range created {
+			if got, want := doc.Schedule.PollsAt(c), s.PollsAt(c); !slices.Equal(got, want) {
+				t.Fatalf("%q through JSON polls at %v for an item created at %d ns, want %v", spec, got, c, want)
+			}
 		}
 	}
-	if n < 1500 {
-		t.Errorf("only %d of 2000 random specs parsed", n)
+	if n < 1500 || clocked < 200 {
+		t.Errorf("only %d of 2000 random specs parsed, %d of them with a wall-clock phase", n, clocked)
 	}
+	t.Logf("%d specs, %d with a wall-clock phase", n, clocked)
 }

@@ -32,7 +32,7 @@ type langResult struct {
 // table shows.
 func langDoc(t *testing.T) Document {
 	t.Helper()
-	doc := caseDoc(t, append(append([]runCase{}, runCases...), jitterCases...))
+	doc := caseDoc(t, append(append(append([]runCase{}, runCases...), jitterCases...), clockCases...))
 	for i, name := range hostileNames() {
 		doc.Segments = append(doc.Segments, Segment{Name: name, Schedule: optimize.MustParseSpec(fmt.Sprintf("every %dms until 1m", 1001+i))})
 	}
@@ -90,14 +90,7 @@ func checkLangResults(t *testing.T, doc Document, got map[string]langResult, qua
 			if r.Delays != nil {
 				check(t, "delays", r.Delays, r.Poll)
 			}
-			if signal && len(half) > 5 {
-				sig := append([]time.Duration{}, half[:5]...)
-				for _, p := range half {
-					if len(sig) == 15 {
-						break
-					}
-					sig = append(sig, half[4]+p)
-				}
+			if sig := signalPolls(s, half); signal && sig != nil {
 				check(t, "restart", r.Signal, sig)
 			}
 			checkCap(t, seg.Name, r.MinGap, r.MaxGap)
@@ -124,20 +117,42 @@ const tsDriver = `const { Backoff, Stop, HorizonError } = require("./out/backoff
 const half = () => 0.5;
 const ns = (ms) => Math.round(ms * 1e6);
 
-function retry(b) {
+// The fake wall clock, ms since the Unix epoch: retry and gapAfter set it
+// to the instant of each poll of an item created at originMs.
+let wallMs = 0;
+const wall = () => wallMs;
+
+function retry(b, originMs = 0) {
   let now = ns(b.startMs);
   const polls = [];
   for (;;) {
     polls.push(now);
+    wallMs = originMs + now / 1e6;
     const next = b.nextBackOff();
     if (next === Stop) return polls;
     now += ns(next);
   }
 }
 
-function fakeClock() {
+function gapAfter(b, originMs = 0) {
+  let a = b.startMs;
+  const polls = [ns(a)];
+  while (polls.length < 1000) {
+    wallMs = originMs + a;
+    const g = b.gapAfterMs(a);
+    if (g < 0) break;
+    a += g;
+    polls.push(ns(a));
+  }
+  return polls;
+}
+
+// fakeClock's sleep advances it at once; its wall clock reads originMs
+// (ms since the Unix epoch) + the time slept.
+function fakeClock(originMs = 0) {
   const c = { ns: 0 };
   c.opts = { sleep: async (ms) => { c.ns += ns(ms); }, now: () => c.ns / 1e6 };
+  c.wall = () => originMs + c.ns / 1e6;
   return c;
 }
 
@@ -173,24 +188,17 @@ async function main() {
   const out = { Segments: segs };
   for (const seg of JSON.parse(process.argv[3])) {
     const r = { PollErr: "", SlowErr: "" };
-    const b = new Backoff(seg, half);
+    const b = new Backoff(seg, half, wall);
     r.Retry = retry(b);
     if (b.nextBackOff() !== Stop) throw new Error("no Stop after the horizon");
     b.reset();
     r.Reset = retry(b);
-    let a = b.startMs;
-    r.GapAfter = [ns(a)];
-    while (r.GapAfter.length < 1000) {
-      const g = b.gapAfterMs(a);
-      if (g < 0) break;
-      a += g;
-      r.GapAfter.push(ns(a));
-    }
+    r.GapAfter = gapAfter(b);
 
     let c = fakeClock();
     r.Poll = [];
     r.Attempts = [];
-    await expectHorizon(new Backoff(seg, half).poll((attempt, signal) => {
+    await expectHorizon(new Backoff(seg, half, c.wall).poll((attempt, signal) => {
       if (!(signal instanceof AbortSignal)) throw new Error("check got no AbortSignal");
       r.Poll.push(c.ns);
       r.Attempts.push(attempt);
@@ -199,7 +207,7 @@ async function main() {
 
     c = fakeClock();
     r.Slow = [];
-    await expectHorizon(new Backoff(seg, half).poll(() => {
+    await expectHorizon(new Backoff(seg, half, c.wall).poll(() => {
       r.Slow.push(c.ns);
       c.ns += slow[seg];
       return false;
@@ -207,7 +215,7 @@ async function main() {
 
     c = fakeClock();
     r.Signal = [];
-    const q = new Backoff(seg, half);
+    const q = new Backoff(seg, half, c.wall);
     await q.poll(() => {
       r.Signal.push(c.ns);
       if (r.Signal.length === 5) q.restart();
@@ -216,7 +224,7 @@ async function main() {
 
     c = fakeClock();
     r.Delays = [];
-    for await (const wait of new Backoff(seg, half).delays(c.opts)) {
+    for await (const wait of new Backoff(seg, half, c.wall).delays(c.opts)) {
       if (typeof wait !== "number" || wait < 0) throw new Error("delays yielded " + wait);
       r.Delays.push(c.ns);
     }
@@ -235,6 +243,21 @@ async function main() {
     segs[seg] = r;
   }
   out.Long = await longWaits("long-100d");
+
+  // Items created at other instants, on fake clocks that start there.
+  out.Clock = [];
+  for (const run of JSON.parse(process.argv[4])) {
+    const c = fakeClock(run.Created);
+    const res = { Segment: run.Segment, Created: run.Created, Poll: [] };
+    await expectHorizon(new Backoff(run.Segment, half, c.wall).poll(() => {
+      res.Poll.push(c.ns);
+      return false;
+    }, c.opts), res, "PollErr");
+    const b = new Backoff(run.Segment, half, wall);
+    res.Retry = retry(b, run.Created);
+    res.Gap = gapAfter(b, run.Created);
+    out.Clock.push(res);
+  }
 
   // Aborting in the third check: poll rejects with the reason.
   const ac = new AbortController();
@@ -301,16 +324,18 @@ func TestTypeScriptRuns(t *testing.T) {
 	}
 	slowArg, _ := json.Marshal(slow)
 	namesArg, _ := json.Marshal(names)
-	out := run(t, dir, nil, node, "driver.js", string(slowArg), string(namesArg))
+	out := run(t, dir, nil, node, "driver.js", string(slowArg), string(namesArg), clockRunsArg(t, time.Millisecond))
 	var res struct {
 		Segments map[string]langResult
 		Long     struct{ Asked, Times []float64 }
 		Abort    string
+		Clock    []clockRunResult
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("driver output: %v\n%.2000s", err, out)
 	}
 	checkLangResults(t, doc, res.Segments, 1, true)
+	checkClockRuns(t, res.Clock)
 
 	// 100 days: polls at 0, 720h, 1440h, 2160h, each wait asked of
 	// setTimeout at most 2^31−1 ms (720h is 2,592,000,000 ms).
@@ -371,15 +396,33 @@ func TestTypeScriptUnrepresentable(t *testing.T) {
 // duration of a slow check, as "name=ns" lines.
 const ktDriver = `import kotlinx.coroutines.runBlocking
 
-fun retry(b: Backoff): List<Long> {
+// The fake wall clock, ns since the Unix epoch: retry and gapAfter set it
+// to the instant of each poll of an item created at origin.
+var wall = 0L
+
+fun retry(b: Backoff, origin: Long = 0L): List<Long> {
     var now = b.startNanos
     val polls = ArrayList<Long>()
     while (true) {
         polls.add(now)
+        wall = origin + now
         val next = b.nextBackOffNanos()
         if (next == Backoff.STOP) return polls
         now += next
     }
+}
+
+fun gapAfter(b: Backoff, origin: Long = 0L): List<Long> {
+    var a = b.startNanos
+    val gaps = arrayListOf(a)
+    while (gaps.size < 1000) {
+        wall = origin + a
+        val g = b.gapAfterNanos(a)
+        if (g < 0) break
+        a += g
+        gaps.add(a)
+    }
+    return gaps
 }
 
 fun list(xs: List<Any>): String = xs.joinToString(",", "[", "]")
@@ -395,26 +438,19 @@ fun main(args: Array<String>) {
     val parts = ArrayList<String>()
     val rng = java.util.Random(16)
     for (seg in names) {
-        val b = Backoff(seg, half)
+        val b = Backoff(seg, half, { wall })
         val r = retry(b)
         if (b.nextBackOffNanos() != Backoff.STOP) throw IllegalStateException("no STOP after the horizon")
         if (b.nextBackOff() != Backoff.STOP) throw IllegalStateException("no STOP in ms after the horizon")
         b.reset()
         val reset = retry(b)
-        var a = b.startNanos
-        val gaps = arrayListOf(a)
-        while (gaps.size < 1000) {
-            val g = b.gapAfterNanos(a)
-            if (g < 0) break
-            a += g
-            gaps.add(a)
-        }
+        val gaps = gapAfter(b)
         var now = 0L
         val polls = ArrayList<Long>()
         val attempts = ArrayList<Int>()
         var err = "poll returned"
         try {
-            Backoff(seg, half).poll({ attempt -> polls.add(now); attempts.add(attempt); false }, { ms -> now += ms * 1_000_000L }, { now })
+            Backoff(seg, half, { now }).poll({ attempt -> polls.add(now); attempts.add(attempt); false }, { ms -> now += ms * 1_000_000L }, { now })
         } catch (e: Backoff.HorizonException) {
             err = ""
         }
@@ -422,7 +458,7 @@ fun main(args: Array<String>) {
         val slowPolls = ArrayList<Long>()
         var slowErr = "poll returned"
         try {
-            Backoff(seg, half).poll({ slowPolls.add(now); now += slow.getValue(seg); false }, { ms -> now += ms * 1_000_000L }, { now })
+            Backoff(seg, half, { now }).poll({ slowPolls.add(now); now += slow.getValue(seg); false }, { ms -> now += ms * 1_000_000L }, { now })
         } catch (e: Backoff.HorizonException) {
             slowErr = ""
         }
@@ -430,7 +466,7 @@ fun main(args: Array<String>) {
         val suspended = ArrayList<Long>()
         try {
             runBlocking {
-                Backoff(seg, half).pollSuspend({ suspended.add(now); false }, { ms -> now += ms * 1_000_000L }, { now })
+                Backoff(seg, half, { now }).pollSuspend({ suspended.add(now); false }, { ms -> now += ms * 1_000_000L }, { now })
             }
         } catch (e: Backoff.HorizonException) {
         }
@@ -451,7 +487,23 @@ fun main(args: Array<String>) {
             ",\"Slow\":" + list(slowPolls) + ",\"SlowErr\":\"" + slowErr + "\",\"Suspend\":" + list(suspended) +
             ",\"MinGap\":" + lo + ",\"MaxGap\":" + hi + "}")
     }
-    println("[" + parts.joinToString(",") + "]")
+    // Items created at other instants, on fake clocks that start there.
+    val clock = ArrayList<String>()
+    for (line in java.io.File(args[2]).readLines()) {
+        val i = line.lastIndexOf('=')
+        if (i < 0) continue
+        val seg = java.net.URLDecoder.decode(line.substring(0, i), "UTF-8")
+        val origin = line.substring(i + 1).toLong()
+        var now = 0L
+        val polls = ArrayList<Long>()
+        try {
+            Backoff(seg, half, { origin + now }).poll({ polls.add(now); false }, { ms -> now += ms * 1_000_000L }, { now })
+        } catch (e: Backoff.HorizonException) {
+        }
+        val b = Backoff(seg, half, { wall })
+        clock.add("{\"Poll\":" + list(polls) + ",\"Retry\":" + list(retry(b, origin)) + ",\"Gap\":" + list(gapAfter(b, origin)) + "}")
+    }
+    println("{\"Segments\":[" + parts.joinToString(",") + "],\"Clock\":[" + clock.joinToString(",") + "]}")
 }
 `
 
@@ -508,17 +560,27 @@ func TestKotlinRuns(t *testing.T) {
 			order = append(order, seg.Name)
 		}
 	}
-	for name, data := range map[string]string{"Backoff.kt": src.String(), "Driver.kt": ktDriver, "slow.txt": slow.String(), "names.txt": names.String()} {
+	var clock strings.Builder
+	for _, r := range clockRuns {
+		c, _ := r.ages(t)
+		fmt.Fprintf(&clock, "%s=%d\n", urlEncode(r.segment), c.UnixNano())
+	}
+	for name, data := range map[string]string{"Backoff.kt": src.String(), "Driver.kt": ktDriver, "slow.txt": slow.String(), "names.txt": names.String(), "clock.txt": clock.String()} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	run(t, dir, nil, kotlinc, "-Werror", "-cp", cp, "Backoff.kt", "Driver.kt", "-include-runtime", "-d", "driver.jar")
-	out := run(t, dir, nil, java, "-cp", "driver.jar:"+cp, "DriverKt", "slow.txt", "names.txt")
-	var list []langResult
-	if err := json.Unmarshal(out, &list); err != nil {
+	out := run(t, dir, nil, java, "-cp", "driver.jar:"+cp, "DriverKt", "slow.txt", "names.txt", "clock.txt")
+	var res struct {
+		Segments []langResult
+		Clock    []clockRunResult
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("driver output: %v\n%.2000s", err, out)
 	}
+	checkClockRuns(t, res.Clock)
+	list := res.Segments
 	if len(list) != len(order) {
 		t.Fatalf("driver printed %d results for %d segments", len(list), len(order))
 	}

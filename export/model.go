@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -63,15 +64,16 @@ type Data struct {
 	All           Table  // the overall schedule; Segment is AllSegment
 	Segments      []Table
 	Jitter        bool            // some table is jittered
+	Clock         bool            // some table has a wall-clock phase
 	Growths       map[string]bool // growth kinds used by some table: "linear": true
 	Meta          string          // Document.Meta as compact JSON, or ""
 	// MaxGap is optimize.MaxGapAt: a longer gap of a phase counts as
 	// MaxGap, as in optimize.Phase.GapAt.
 	MaxGap time.Duration
 	// Unit is the coarsest of 1ms, 1µs and 1ns that divides every time of
-	// every table (Start, Horizon, and each phase's Gap, Step, Cap, Until
-	// and Grain): the unit of the TypeScript tables. Jittered gaps are
-	// drawn in it.
+	// every table (Start, Horizon, and each phase's Gap, Step, Cap, Until,
+	// Grain and Offsets): the unit of the TypeScript tables. Jittered gaps
+	// are drawn in it.
 	Unit time.Duration
 }
 
@@ -91,8 +93,13 @@ type Table struct {
 	// Cut reports whether the horizon cuts the schedule (its last phase
 	// repeats): a generated runner refuses a gap that would land after
 	// Horizon. Otherwise the last phase is a single gap and the schedule
-	// ends with it.
-	Cut    bool
+	// ends with it (never after a wall-clock phase: ErrClockEnd).
+	Cut bool
+	// Clock reports whether the schedule has a wall-clock phase, whose
+	// polls depend on when the item was created: Polls and HalfPolls are
+	// then those of an item created at the Unix epoch (see
+	// optimize.Schedule.PollsAt and the template function pollsAt).
+	Clock  bool
 	Phases []Phase
 	Jitter string  // none, full, equal, decorrelated or percent
 	Spread float64 // percent jitter: the spread as a fraction (0.1 for ±10%)
@@ -108,8 +115,10 @@ type Table struct {
 
 // Phase is one phase of a Table, as optimize.Phase with the growth by name.
 type Phase struct {
-	Growth   string // once, fixed, linear, exponential, polynomial or fibonacci
-	Repeats  bool   // every growth but once
+	// Growth is once, fixed, linear, exponential, polynomial, fibonacci or
+	// wall_clock (optimize.WallClock: Gap is its period).
+	Growth   string
+	Repeats  bool // every growth but once
 	Gap      time.Duration
 	Step     time.Duration // linear
 	Factor   float64       // exponential
@@ -119,11 +128,14 @@ type Phase struct {
 	// Grain is what exponential and polynomial gaps are rounded to
 	// (optimize.Phase.Grain); 0 for the other kinds.
 	Grain time.Duration
+	// Offsets are the instants within each period Gap at which a
+	// wall_clock phase polls, increasing, in [0, Gap); nil for the others.
+	Offsets []time.Duration
 }
 
 // NewData builds the template model of doc under opt. It returns an error
-// if a schedule is invalid or a segment name is empty, repeated or
-// AllSegment.
+// if a schedule is invalid or not exportable (ErrClockEnd), or a segment
+// name is empty, repeated or AllSegment.
 func NewData(doc Document, opt Options) (*Data, error) {
 	d := &Data{
 		Tool:          "pollfit",
@@ -188,6 +200,9 @@ func newTable(d *Data, segment, ident string, s optimize.Schedule, opt Options) 
 	if err := s.Validate(); err != nil {
 		return Table{}, err
 	}
+	if err := exportable(s); err != nil {
+		return Table{}, err
+	}
 	if !utf8.ValidString(s.Name) {
 		return Table{}, fmt.Errorf("schedule name %q is not valid UTF-8", s.Name)
 	}
@@ -201,6 +216,7 @@ func newTable(d *Data, segment, ident string, s optimize.Schedule, opt Options) 
 		Jitter:   jitterNames[s.Jitter.Kind],
 		Spread:   s.Jitter.Percent,
 		Polls:    s.Polls(),
+		Clock:    s.Clocked(),
 		Schedule: s,
 	}
 	t.HalfPolls = t.Polls
@@ -213,6 +229,7 @@ func newTable(d *Data, segment, ident string, s optimize.Schedule, opt Options) 
 	if s.Jitter.Kind != optimize.NoJitter {
 		d.Jitter = true
 	}
+	d.Clock = d.Clock || t.Clock
 	for _, p := range s.Phases {
 		name := growthNames[p.Growth]
 		d.Growths[name] = true
@@ -222,6 +239,9 @@ func newTable(d *Data, segment, ident string, s optimize.Schedule, opt Options) 
 		}
 		if p.Growth == optimize.Exponential || p.Growth == optimize.Polynomial {
 			ph.Grain = p.Grain()
+		}
+		if p.Growth == optimize.WallClock {
+			ph.Offsets = slices.Clone(p.Offsets)
 		}
 		t.Phases = append(t.Phases, ph)
 	}
@@ -236,6 +256,7 @@ func (d *Data) unit() time.Duration {
 		times := []time.Duration{t.Start, t.Horizon}
 		for _, p := range t.Phases {
 			times = append(times, p.Gap, p.Step, p.Cap, p.Until, p.Grain)
+			times = append(times, p.Offsets...)
 		}
 		for _, v := range times {
 			for v%u != 0 {
@@ -248,11 +269,19 @@ func (d *Data) unit() time.Duration {
 
 // checkExactIn53 returns ErrUnrepresentable, naming the time, when a time of
 // d's tables in units of d.Unit is 2⁵³ or more: JavaScript's numbers hold
-// integers exactly below that.
+// integers exactly below that. The times are the horizon, the start and
+// the period of a wall-clock phase (its offsets are smaller), which the
+// wall-clock remainders need exactly.
 func (d *Data) checkExactIn53() error {
 	const max = 1 << 53
 	for _, t := range d.Tables() {
-		for _, v := range []time.Duration{t.Horizon, t.Start} {
+		times := []time.Duration{t.Horizon, t.Start}
+		for _, p := range t.Phases {
+			if p.Offsets != nil {
+				times = append(times, p.Gap)
+			}
+		}
+		for _, v := range times {
 			if v/d.Unit >= max {
 				return fmt.Errorf("%w: segment %s: %v is %d units of %v, beyond 2^53; use the Go or JSON target", ErrUnrepresentable, t.Segment, v, v/d.Unit, d.Unit)
 			}

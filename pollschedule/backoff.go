@@ -16,7 +16,11 @@ const Stop time.Duration = -1
 var ErrHorizon = errors.New("pollschedule: no answer by the horizon of the schedule")
 
 // BackOff runs a Schedule. Ages count from the item's creation: the moment
-// Poll is called, or the moment a Reset takes effect. The first poll is at
+// Poll is called, or the moment a Reset takes effect. A wall-clock phase
+// polls at instants of the UTC clock that Now reads (see clock.go): the
+// creation instant is Now at Poll's call (or at a Signal's restart), and
+// for NextBackOff, Now at its first call after creation or Reset less
+// Start, since that call follows the first poll. The first poll is at
 // the schedule's Start and counts; NextBackOff then returns the gaps
 // between consecutive polls, its first call the gap between the first and
 // the second poll, and Stop once the next poll would come after the
@@ -39,7 +43,9 @@ type BackOff struct {
 	// math/rand/v2's Float64.
 	Rand func() float64
 	// After waits as time.After does; nil means time.After. Now returns the
-	// current time; nil means time.Now. Tests inject a fake clock.
+	// current time; nil means time.Now. Tests inject a fake clock. Now
+	// also places the polls of a wall-clock phase, so it must read the
+	// wall clock (time.Now's does).
 	After func(time.Duration) <-chan time.Time
 	Now   func() time.Time
 	// Signal, when not nil, restarts Poll's schedule at age 0 on every
@@ -76,8 +82,11 @@ func (b *BackOff) NextBackOff() time.Duration {
 		return Stop
 	}
 	if !b.started {
-		b.state = state{age: b.Schedule.Start}
-		b.started = true
+		var created time.Time
+		if b.Schedule.Clocked() {
+			created = b.now().Add(-b.Schedule.Start)
+		}
+		b.begin(created)
 	}
 	rnd := b.Rand
 	if rnd == nil {
@@ -87,18 +96,41 @@ func (b *BackOff) NextBackOff() time.Duration {
 	return g
 }
 
+// begin starts the schedule of an item created at the instant created
+// (read only by wall-clock phases).
+func (b *BackOff) begin(created time.Time) {
+	b.state = state{age: b.Schedule.Start}
+	if b.Schedule.Clocked() {
+		b.state.created = created.UnixNano()
+	}
+	b.started = true
+}
+
+func (b *BackOff) now() time.Time {
+	if b.Now != nil {
+		return b.Now()
+	}
+	return time.Now()
+}
+
 // Reset restarts the schedule: the next NextBackOff returns the first gap
 // again, so the poll made after Reset is the schedule's first.
 func (b *BackOff) Reset() { b.started = false }
 
 // GapAfter returns the wait from age to the first poll of the unjittered
 // schedule later than age, or Stop when there is none (see
-// Schedule.GapAfter). It does not change b's state.
+// Schedule.GapAfter), for an item that is age old now: the polls of a
+// wall-clock phase are those of an item created at Now less age. It does
+// not change b's state.
 func (b *BackOff) GapAfter(age time.Duration) time.Duration {
 	if b.Schedule == nil {
 		return Stop
 	}
-	return b.Schedule.GapAfter(age)
+	var created int64
+	if b.Schedule.Clocked() {
+		created = b.now().Add(-age).UnixNano()
+	}
+	return b.Schedule.gapAfter(created, age)
 }
 
 // Poll calls check at the poll times of the schedule, ages counted by the
@@ -126,8 +158,8 @@ func (b *BackOff) Poll(ctx context.Context, check func(ctx context.Context) (don
 	if now == nil {
 		now = time.Now
 	}
-	b.Reset()
 	t0, target, horizon := now(), b.Start(), b.Horizon()
+	b.start(t0)
 	var slept time.Duration // the waits made: a fake After alone also works
 	for {
 		elapsed := max(now().Sub(t0), slept)
@@ -139,8 +171,8 @@ func (b *BackOff) Poll(ctx context.Context, check func(ctx context.Context) (don
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-b.Signal:
-			b.Reset()
 			t0, target, slept = now(), b.Start(), 0
+			b.start(t0)
 			continue
 		case <-after(wait):
 			slept += wait
@@ -157,4 +189,13 @@ func (b *BackOff) Poll(ctx context.Context, check func(ctx context.Context) (don
 		}
 		target += g
 	}
+}
+
+// start starts Poll's schedule for an item created at t0.
+func (b *BackOff) start(t0 time.Time) {
+	if b.Schedule == nil {
+		b.Reset()
+		return
+	}
+	b.begin(t0)
 }

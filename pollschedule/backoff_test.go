@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,7 +47,18 @@ var specs = map[string]string{
 	"decorr":      "exp 400ms x2 cap 1.2s until 1m, jitter decorrelated",
 	"percent":     "at 1s, exp 400ms x2 cap 1.2s until 1m, every 5s until 2m, jitter ±50%",
 	"us-jitter":   "every 150us until 30ms, jitter full",
+	// Issue 14: wall-clock phases, first, between age phases, two.
+	"clock":         "every 1s until 10s, after each 5m (+1s +2.5s) until 15m",
+	"clock-first":   "after each 1m until 5m",
+	"clock-between": "at 2s, after each 12s (+500ms +6s) until 2m, every 30s until 5m",
+	"clock-two":     "every 500ms until 5s, after each 1m (+0s +30s) until 10m, after each 5m (+2s) until 1h",
+	"clock-ns":      "at 3ns, after each 1us (+1ns +999ns) until 20us, every 7ns until 30us",
 }
+
+// clockT0 is the instant the clocks of the agreement runs read: 2025-03-01
+// 00:03:17 UTC. The retry loops read it at their first NextBackOff, so
+// their items are created Start earlier; Poll's items are created then.
+var clockT0 = time.Date(2025, 3, 1, 0, 3, 17, 0, time.UTC)
 
 func specDoc(t *testing.T) export.Document {
 	t.Helper()
@@ -108,10 +120,11 @@ func retry(b *gen.Backoff) []time.Duration {
 
 func main() {
 	out := map[string]runs{}
+	t0 := time.Date(2025, 3, 1, 0, 3, 17, 0, time.UTC)
 	for _, seg := range os.Args[1:] {
 		var r runs
 		l := lcg(1)
-		b := &gen.Backoff{Segment: seg, Rand: l.Float64}
+		b := &gen.Backoff{Segment: seg, Rand: l.Float64, Now: func() time.Time { return t0 }}
 		r.Retry1 = retry(b)
 		l = lcg(2)
 		b.Reset()
@@ -119,7 +132,7 @@ func main() {
 		var now time.Duration
 		l = lcg(3)
 		p := &gen.Backoff{Segment: seg, Rand: l.Float64,
-			Now: func() time.Time { return time.Unix(0, 0).Add(now) },
+			Now: func() time.Time { return t0.Add(now) },
 			After: func(d time.Duration) <-chan time.Time {
 				now += d
 				c := make(chan time.Time, 1)
@@ -154,6 +167,7 @@ func loaderRuns(doc *pollschedule.Document, seg string) runs {
 	l := lcg(1)
 	b := doc.BackOff(seg)
 	b.Rand = l.Float64
+	b.Now = func() time.Time { return clockT0 }
 	r.Retry1 = retry(b)
 	l = lcg(2)
 	b.Reset()
@@ -162,7 +176,7 @@ func loaderRuns(doc *pollschedule.Document, seg string) runs {
 	l = lcg(3)
 	p := doc.BackOff(seg)
 	p.Rand = l.Float64
-	p.Now = func() time.Time { return time.Unix(0, 0).Add(now) }
+	p.Now = func() time.Time { return clockT0.Add(now) }
 	p.After = func(d time.Duration) <-chan time.Time {
 		now += d
 		c := make(chan time.Time, 1)
@@ -192,7 +206,9 @@ func TestAgreesWithGeneratedGo(t *testing.T) {
 	}
 	doc := specDoc(t)
 	var js bytes.Buffer
-	if err := export.JSON(&js, doc, export.JSONOptions{Polls: true}); err != nil {
+	// No poll list: the wall-clock schedules have none (export's tests
+	// read the lists of the others).
+	if err := export.JSON(&js, doc, export.JSONOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	loaded, err := pollschedule.Read(&js)
@@ -255,17 +271,31 @@ func TestAgreesWithGeneratedGo(t *testing.T) {
 			if got, want := loaded.Lookup(seg).Polls(), s.Polls(); !slices.Equal(got, want) {
 				t.Errorf("Polls() = %.30v, want optimize's %.30v", got, want)
 			}
-			if s.Jitter.Kind == optimize.NoJitter && !slices.Equal(got.Retry1, s.Polls()) {
-				t.Errorf("unjittered retry %.30v, want optimize's %.30v", got.Retry1, s.Polls())
+			// The retry loop's item was created Start before clockT0.
+			created := clockT0.Add(-s.Start).UnixNano()
+			if s.Jitter.Kind == optimize.NoJitter && !slices.Equal(got.Retry1, s.PollsAt(created)) {
+				t.Errorf("unjittered retry %.30v, want optimize's %.30v", got.Retry1, s.PollsAt(created))
+			}
+			if got, want := loaded.Lookup(seg).PollsAt(clockT0), s.PollsAt(clockT0.UnixNano()); !slices.Equal(got, want) {
+				t.Errorf("PollsAt(%v) = %.30v, want optimize's %.30v", clockT0, got, want)
 			}
 		})
 	}
 }
 
-// fakeClock is a clock whose After fires at once, advancing it.
-type fakeClock struct{ now time.Duration }
+// fakeClock is a clock whose After fires at once, advancing it. It reads
+// origin + now; the zero origin is the Unix epoch.
+type fakeClock struct {
+	origin time.Time
+	now    time.Duration
+}
 
-func (c *fakeClock) Now() time.Time { return time.Unix(0, 0).Add(c.now) }
+func (c *fakeClock) Now() time.Time {
+	if c.origin.IsZero() {
+		return time.Unix(0, 0).Add(c.now)
+	}
+	return c.origin.Add(c.now)
+}
 func (c *fakeClock) After(d time.Duration) <-chan time.Time {
 	c.now += d
 	ch := make(chan time.Time, 1)
@@ -402,4 +432,171 @@ func TestNilSchedule(t *testing.T) {
 	if !errors.Is(err, pollschedule.ErrHorizon) || n != 1 {
 		t.Errorf("Poll of a zero BackOff = %v after %d checks, want ErrHorizon after 1", err, n)
 	}
+}
+
+// Issue 14's example, by hand: an item created at 00:03:17 polls each
+// second until 00:03:27, then 1 s and 2.5 s after each 5 minutes of the
+// UTC clock (00:05:01 at age 1m44s, …, 00:15:02.5 at 11m45.5s); one
+// created at 00:04:51 ends its age phase exactly on 00:05:01 and polls
+// next at 00:05:02.5, strictly after it. Poll (its clock starting at the
+// creation instant), a retry loop (its clock read at the first poll) and
+// GapAfter (the clock read at each age) make the same polls.
+func TestPollWallClock(t *testing.T) {
+	doc, err := pollschedule.Read(strings.NewReader(`{"version": 1, "start_ms": 0, "phases": [
+		{"growth": "fixed", "gap_ms": 1000, "until_ms": 10000},
+		{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [1000, 2500], "until_ms": 900000}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	at := func(clock string) time.Time {
+		c, err := time.Parse("15:04:05.999", clock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return day.Add(c.Sub(time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)))
+	}
+	for _, tc := range []struct {
+		created string
+		want    string
+	}{
+		{"00:03:17", "00:03:17 00:03:18 00:03:19 00:03:20 00:03:21 00:03:22 00:03:23 00:03:24 00:03:25 00:03:26 00:03:27 " +
+			"00:05:01 00:05:02.5 00:10:01 00:10:02.5 00:15:01 00:15:02.5"},
+		{"00:04:51", "00:04:51 00:04:52 00:04:53 00:04:54 00:04:55 00:04:56 00:04:57 00:04:58 00:04:59 00:05:00 00:05:01 " +
+			"00:05:02.5 00:10:01 00:10:02.5 00:15:01 00:15:02.5"},
+	} {
+		created := at(tc.created)
+		var polls []time.Duration
+		c := &fakeClock{origin: created}
+		b := doc.BackOff("")
+		b.Now, b.After = c.Now, c.After
+		err := b.Poll(context.Background(), func(context.Context) (bool, error) {
+			polls = append(polls, c.now)
+			return false, nil
+		})
+		if !errors.Is(err, pollschedule.ErrHorizon) {
+			t.Errorf("Poll = %v, want ErrHorizon", err)
+		}
+		var got []string
+		for _, a := range polls {
+			got = append(got, created.Add(a).Format("15:04:05.999"))
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("created at %s: Poll polled at %s, want %s", tc.created, strings.Join(got, " "), tc.want)
+		}
+
+		b = doc.BackOff("")
+		b.Now = func() time.Time { return created } // the first poll, at age 0
+		if r := retry(b); !slices.Equal(r, polls) {
+			t.Errorf("created at %s: retry polled at %v, want %v", tc.created, r, polls)
+		}
+		b = doc.BackOff("")
+		for i := 1; i < len(polls); i++ {
+			b.Now = func() time.Time { return created.Add(polls[i-1]) }
+			if g := b.GapAfter(polls[i-1]); g != polls[i]-polls[i-1] {
+				t.Errorf("created at %s: GapAfter(%v) = %v, want %v", tc.created, polls[i-1], g, polls[i]-polls[i-1])
+			}
+		}
+		if got := doc.Schedule.PollsAt(created); !slices.Equal(got, polls) {
+			t.Errorf("PollsAt(%s) = %v, want %v", tc.created, got, polls)
+		}
+	}
+}
+
+// A signal restarts a wall-clock schedule as for an item created then:
+// "after each 1m (+30s) until 3m" started at 00:00:10 polls at once, then
+// at 00:00:30, 00:01:30; a signal at 00:01:30 restarts it, polling at
+// once and then at 00:02:30, 00:03:30, 00:04:30 (age 3m, the horizon).
+func TestPollWallClockSignal(t *testing.T) {
+	doc, err := pollschedule.Read(strings.NewReader(`{"version": 1, "start_ms": 0, "phases": [
+		{"growth": "wall_clock", "period_ms": 60000, "offsets_ms": [30000], "until_ms": 180000}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := make(chan struct{}, 1)
+	c := &fakeClock{origin: time.Date(2025, 3, 1, 0, 0, 10, 0, time.UTC)}
+	b := doc.BackOff("")
+	b.Now, b.Signal = c.Now, sig
+	b.After = func(d time.Duration) <-chan time.Time {
+		if len(sig) > 0 {
+			return nil // the signal wins
+		}
+		return c.After(d)
+	}
+	var got []string
+	err = b.Poll(context.Background(), func(context.Context) (bool, error) {
+		got = append(got, c.Now().Format("15:04:05"))
+		if len(got) == 3 {
+			sig <- struct{}{}
+		}
+		return false, nil
+	})
+	if !errors.Is(err, pollschedule.ErrHorizon) {
+		t.Errorf("Poll = %v, want ErrHorizon", err)
+	}
+	if want := "00:00:10 00:00:30 00:01:30 00:01:30 00:02:30 00:03:30 00:04:30"; strings.Join(got, " ") != want {
+		t.Errorf("polls at %s, want %s", strings.Join(got, " "), want)
+	}
+}
+
+// randomClockSpec draws a schedule spec with a wall-clock phase after age
+// phases, or between them, of periods from 1µs to a day.
+func randomClockSpec(rng *rand.Rand) string {
+	periods := []time.Duration{time.Microsecond, 7 * time.Millisecond, time.Second, 12 * time.Second, 5 * time.Minute, time.Hour, 24 * time.Hour}
+	p := periods[rng.IntN(len(periods))]
+	var offs []time.Duration
+	seen := map[time.Duration]bool{}
+	for range 1 + rng.IntN(4) {
+		o := time.Duration(rng.Int64N(int64(p)))
+		if !seen[o] {
+			seen[o] = true
+			offs = append(offs, o)
+		}
+	}
+	slices.Sort(offs)
+	var os []string
+	for _, o := range offs {
+		os = append(os, fmt.Sprintf("+%dns", o))
+	}
+	first := p / time.Duration(1+rng.IntN(5))
+	until := first*time.Duration(2+rng.IntN(5)) + 1
+	spec := fmt.Sprintf("every %dns until %dns, after each %dns (%s) until %dns", first, first*2, p, strings.Join(os, " "), until+p*time.Duration(1+rng.IntN(20)))
+	if rng.IntN(2) == 0 {
+		spec += fmt.Sprintf(", every %dns until %dns", p/3+1, until+p*30)
+	}
+	return spec
+}
+
+// The loader's PollsAt agrees with optimize's, poll for poll, for random
+// wall-clock schedules written with export.JSON and read with Read, at
+// random creation instants (issue 14).
+func TestPollsAtAgreesWithOptimize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 1))
+	n := 0
+	for range 300 {
+		spec := randomClockSpec(rng)
+		s, err := optimize.ParseSpec(spec)
+		if err != nil {
+			continue // a bound before the first gap's end, say
+		}
+		var js bytes.Buffer
+		if err := export.JSON(&js, export.Document{Schedule: s}, export.JSONOptions{}); err != nil {
+			t.Fatalf("JSON(%q): %v", spec, err)
+		}
+		doc, err := pollschedule.Read(&js)
+		if err != nil {
+			t.Fatalf("Read(JSON(%q)): %v", spec, err)
+		}
+		n++
+		for range 10 {
+			c := time.Unix(0, rng.Int64N(1<<62))
+			if got, want := doc.Schedule.PollsAt(c), s.PollsAt(c.UnixNano()); !slices.Equal(got, want) {
+				t.Fatalf("%q created at %v: loader polls at %.20v, optimize at %.20v", spec, c, got, want)
+			}
+		}
+	}
+	if n < 200 {
+		t.Errorf("only %d of 300 random specs parsed", n)
+	}
+	t.Logf("%d wall-clock schedules agree at 10 creation instants each", n)
 }

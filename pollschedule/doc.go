@@ -12,14 +12,18 @@
 // after the horizon: the last phase's Until when it repeats, else the last
 // poll. The gaps of a phase are given by Phase.GapAt, capped before any
 // product can overflow, and jitter (Jitter) is applied after the cap and
-// never takes a gap above it.
+// never takes a gap above it. A wall-clock phase (WallClock) polls instead
+// at instants of the UTC clock, offsets past each multiple of its period,
+// the next one strictly after the last poll: its polls depend on when the
+// item was created (Schedule.PollsAt; a BackOff reads its clock), and it
+// takes no jitter.
 //
 // This is the rule of optimize.Schedule in the pollfit module, computed by
 // the same formulas: the tests check that Read accepts a document exactly
 // when it validates against the JSON Schema (up to the checks a schema
 // cannot express, such as increasing Untils), and that a BackOff polls at
-// the very times optimize.Schedule.Polls gives and the generated Go code
-// makes, poll for poll.
+// the very times optimize.Schedule.Polls (PollsAt for a wall-clock phase)
+// gives and the generated Go code makes, poll for poll.
 //
 // BackOff satisfies the BackOff interface of github.com/cenkalti/backoff
 // (v4 and v5) without importing it. BackOff.Poll fits

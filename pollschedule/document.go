@@ -281,6 +281,15 @@ func schedule(fields map[string]json.RawMessage, path string, extra ...string) (
 			polls = append(polls, t)
 		}
 	}
+	if s.Clocked() {
+		// Rules the schema expresses too, reported at their field.
+		if s.Jitter.Kind != NoJitter {
+			return nil, &Error{Path: path + "jitter", Err: fmt.Errorf("%w; delete the jitter", ErrClockJitter)}
+		}
+		if listed {
+			return nil, &Error{Path: path + "polls_ms", Err: errors.New("does not apply to a schedule with a wall-clock phase, whose polls depend on when the item was created")}
+		}
+	}
 	// The checks a schema cannot express.
 	if err := s.Validate(); err != nil {
 		return nil, &Error{Path: path + "phases", Err: err}
@@ -313,7 +322,7 @@ func phase(raw json.RawMessage, path string) (Phase, error) {
 		return p, err
 	}
 	for _, k := range sortedKeys(fields) {
-		if !slices.Contains([]string{"growth", "gap_ms", "step_ms", "factor", "exponent", "cap_ms", "until_ms"}, k) {
+		if !slices.Contains([]string{"growth", "gap_ms", "step_ms", "factor", "exponent", "cap_ms", "until_ms", "period_ms", "offsets_ms"}, k) {
 			return p, &Error{Path: path + "." + k, Err: errors.New("unknown field")}
 		}
 	}
@@ -330,13 +339,16 @@ func phase(raw json.RawMessage, path string) (Phase, error) {
 		return p, &Error{Path: path + ".growth", Err: fmt.Errorf("%q is not one of %s", name, strings.Join(growthNames[:], ", "))}
 	}
 	p.Growth = Growth(i)
-	repeats, grows := p.Growth != Once, p.Growth != Once && p.Growth != Fixed
+	clock := p.Growth == WallClock
+	repeats, grows := p.Growth != Once, p.Growth != Once && p.Growth != Fixed && !clock
 	// Whether each optional field is required (r) or allowed (a).
 	rules := []struct {
 		field string
 		r, a  bool
 	}{
-		{"gap_ms", true, true},
+		{"gap_ms", !clock, !clock},
+		{"period_ms", clock, clock},
+		{"offsets_ms", clock, clock},
 		{"step_ms", false, p.Growth == Linear},
 		{"factor", p.Growth == Exponential, p.Growth == Exponential},
 		{"exponent", p.Growth == Polynomial, p.Growth == Polynomial},
@@ -356,7 +368,7 @@ func phase(raw json.RawMessage, path string) (Phase, error) {
 		field string
 		d     *time.Duration
 		max   *big.Rat
-	}{{"gap_ms", &p.Gap, maxGapMs}, {"step_ms", &p.Step, maxGapMs}, {"cap_ms", &p.Cap, maxGapMs}, {"until_ms", &p.Until, maxAgeMs}} {
+	}{{"gap_ms", &p.Gap, maxGapMs}, {"period_ms", &p.Gap, maxGapMs}, {"step_ms", &p.Step, maxGapMs}, {"cap_ms", &p.Cap, maxGapMs}, {"until_ms", &p.Until, maxAgeMs}} {
 		if v, ok := fields[f.field]; ok {
 			if *f.d, err = ms(v, path+"."+f.field, f.max); err != nil {
 				return p, err
@@ -364,7 +376,11 @@ func phase(raw json.RawMessage, path string) (Phase, error) {
 		}
 	}
 	if p.Gap == 0 {
-		return p, &Error{Path: path + ".gap_ms", Err: errors.New("must be positive")}
+		field := ".gap_ms"
+		if clock {
+			field = ".period_ms"
+		}
+		return p, &Error{Path: path + field, Err: errors.New("must be positive")}
 	}
 	if _, ok := fields["cap_ms"]; ok && p.Cap == 0 {
 		return p, &Error{Path: path + ".cap_ms", Err: errors.New("must be positive (omit it for no cap)")}
@@ -379,7 +395,40 @@ func phase(raw json.RawMessage, path string) (Phase, error) {
 			return p, err
 		}
 	}
+	if v, ok := fields["offsets_ms"]; ok {
+		if p.Offsets, err = offsets(v, path+".offsets_ms", p.Gap); err != nil {
+			return p, err
+		}
+	}
 	return p, nil
+}
+
+// offsets reads the offsets of a wall-clock phase of the given period:
+// 1 to MaxClockOffsets times (the schema's bounds), increasing and within
+// the period (ErrOffsets: rules the schema cannot express).
+func offsets(raw json.RawMessage, path string, period time.Duration) ([]time.Duration, error) {
+	items, err := array(raw, path)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 || len(items) > MaxClockOffsets {
+		return nil, &Error{Path: path, Err: fmt.Errorf("want 1 to %d offsets, got %d", MaxClockOffsets, len(items))}
+	}
+	out := make([]time.Duration, len(items))
+	for i, item := range items {
+		if out[i], err = ms(item, fmt.Sprintf("%s[%d]", path, i), maxGapMs); err != nil {
+			return nil, err
+		}
+	}
+	for i, o := range out {
+		switch {
+		case o >= period:
+			return nil, &Error{Path: fmt.Sprintf("%s[%d]", path, i), Err: fmt.Errorf("%w: %s is not before the period, %s", ErrOffsets, msText(o), msText(period))}
+		case i > 0 && o <= out[i-1]:
+			return nil, &Error{Path: fmt.Sprintf("%s[%d]", path, i), Err: fmt.Errorf("%w: %s after %s", ErrOffsets, msText(o), msText(out[i-1]))}
+		}
+	}
+	return out, nil
 }
 
 func article(growth string) string {

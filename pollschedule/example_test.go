@@ -83,3 +83,34 @@ func ExampleBackOff_Poll() {
 	// Output:
 	// <nil> 4 true
 }
+
+// A wall-clock phase polls at instants of the UTC clock: here 1 s and
+// 2.5 s after each 5 minutes, once the first 10 s have passed. Its polls
+// depend on when the item was created.
+func ExampleSchedule_PollsAt() {
+	doc, err := pollschedule.Read(strings.NewReader(`{
+  "version": 1,
+  "spec": "every 1s until 10s, after each 5m (+1s +2.5s) until 15m",
+  "start_ms": 0,
+  "phases": [
+    {"growth": "fixed", "gap_ms": 1000, "until_ms": 10000},
+    {"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [1000, 2500], "until_ms": 900000}
+  ]
+}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	created := time.Date(2025, 3, 1, 0, 3, 17, 0, time.UTC)
+	for _, age := range doc.Schedule.PollsAt(created)[10:] {
+		fmt.Println(created.Add(age).Format(time.TimeOnly+".9"), age)
+	}
+	// Output:
+	// 00:03:27 10s
+	// 00:05:01 1m44s
+	// 00:05:02.5 1m45.5s
+	// 00:10:01 6m44s
+	// 00:10:02.5 6m45.5s
+	// 00:15:01 11m44s
+	// 00:15:02.5 11m45.5s
+}

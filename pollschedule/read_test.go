@@ -105,7 +105,36 @@ var badDocs = []struct {
 	{"version in segment", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}], "segments": {"wallet": {"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}]}}}`, "version"},
 	{"null segments", `{"version": 1, "start_ms": 0, "phases": [], "segments": null}`, "segments"},
 	{"array", `[{"version": 1, "start_ms": 0, "phases": []}]`, "object"},
+	// Issue 14: wall-clock phases.
+	{"clock without offsets", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "until_ms": 900000}]}`, "phases[0].offsets_ms"},
+	{"clock with no offset", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [], "until_ms": 900000}]}`, "phases[0].offsets_ms"},
+	{"clock with a gap", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "gap_ms": 300000, "offsets_ms": [0], "until_ms": 900000}]}`, "phases[0].gap_ms"},
+	{"clock without until", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [0]}]}`, "phases[0].until_ms"},
+	{"clock with a cap", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [0], "cap_ms": 5, "until_ms": 900000}]}`, "phases[0].cap_ms"},
+	{"period on fixed", `{"version": 1, "start_ms": 0, "phases": [{"growth": "fixed", "gap_ms": 1000, "period_ms": 5000, "until_ms": 5000}]}`, "phases[0].period_ms"},
+	{"offsets on fixed", `{"version": 1, "start_ms": 0, "phases": [{"growth": "fixed", "gap_ms": 1000, "offsets_ms": [0], "until_ms": 5000}]}`, "phases[0].offsets_ms"},
+	{"zero period", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 0, "offsets_ms": [0], "until_ms": 900000}]}`, "phases[0].period_ms"},
+	{"offset at the period", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [1000, 300000], "until_ms": 900000}]}`, "phases[0].offsets_ms[1]"},
+	{"offsets not increasing", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [2500, 1000], "until_ms": 900000}]}`, "phases[0].offsets_ms[1]"},
+	{"offsets repeated", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [1000, 1000], "until_ms": 900000}]}`, "phases[0].offsets_ms[1]"},
+	{"negative offset", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [-1], "until_ms": 900000}]}`, "phases[0].offsets_ms[0]"},
+	{"offset not a number", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": ["1"], "until_ms": 900000}]}`, "phases[0].offsets_ms[0]"},
+	{"65 offsets", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [` + msList(65) + `], "until_ms": 900000}]}`, "phases[0].offsets_ms"},
+	{"clock with jitter", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [0], "until_ms": 900000}], "jitter": {"kind": "full"}}`, "jitter"},
+	{"clock with polls", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [0], "until_ms": 600000}], "polls_ms": [0, 300000, 600000]}`, "polls_ms"},
+	{"clock then a gap", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [0], "until_ms": 900000}, {"growth": "once", "gap_ms": 1000}]}`, "phases"},
+	{"clock polls too often", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 0.000064, "offsets_ms": [` + msList(64) + `], "until_ms": 86400000}]}`, "phases"},
+	{"clock horizon disagrees", `{"version": 1, "start_ms": 0, "horizon_ms": 600000, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [0], "until_ms": 900000}]}`, "horizon_ms"},
 	{"two documents", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}]} {}`, "after the document"},
+}
+
+// msList writes n offsets 0, 0.000001, … ms (0, 1, … ns), increasing.
+func msList(n int) string {
+	var parts []string
+	for i := range n {
+		parts = append(parts, msText(time.Duration(i))[:len(msText(time.Duration(i)))-3])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func TestReadRejects(t *testing.T) {
@@ -174,7 +203,8 @@ func validate(sch *jsonschema.Schema, doc []byte) error {
 // express: increasing untils, the poll count, a poll beyond MaxAge, and a
 // horizon_ms or polls_ms that disagrees with the phases.
 func semantic(err error) bool {
-	return errors.Is(err, ErrUntil) || errors.Is(err, ErrPolls) || errors.Is(err, ErrAge) || errors.Is(err, ErrDisagree)
+	return errors.Is(err, ErrUntil) || errors.Is(err, ErrPolls) || errors.Is(err, ErrAge) || errors.Is(err, ErrDisagree) ||
+		errors.Is(err, ErrOffsets) || errors.Is(err, ErrClockEnd)
 }
 
 // checkAgainstSchema checks the property of issue 16: Read accepts a
@@ -210,16 +240,33 @@ func TestReadMatchesSchema(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(16, 5))
 	accepted := 0
+	var clock [2]int // wall-clock documents refused, accepted
 	corpus := mutations(rng, 3000)
 	for _, doc := range corpus {
-		if checkAgainstSchema(t, sch, doc) {
+		ok := checkAgainstSchema(t, sch, doc)
+		if ok {
 			accepted++
 		}
+		if bytes.Contains(doc, []byte(`"wall_clock"`)) {
+			clock[btoi(ok)]++
+		}
 	}
-	// Both outcomes must be common, or the property tests little.
+	// Both outcomes must be common, or the property tests little; so for
+	// the wall-clock phases of issue 14.
 	if accepted < 100 || accepted > len(corpus)-100 {
 		t.Errorf("Read accepted %d of %d mutated documents; want both outcomes common", accepted, len(corpus))
 	}
+	if clock[0] < 50 || clock[1] < 40 {
+		t.Errorf("Read refused %d and accepted %d mutated documents with a wall-clock phase; want both common", clock[0], clock[1])
+	}
+	t.Logf("accepted %d of %d; with a wall-clock phase, refused %d and accepted %d", accepted, len(corpus), clock[0], clock[1])
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // validDocs are documents Read accepts, the seeds of the mutations.
@@ -230,6 +277,9 @@ var validDocs = []string{
 	`{"version": 1, "start_ms": 0.5, "phases": [{"growth": "exponential", "gap_ms": 0.15, "factor": 1.5, "cap_ms": 5, "until_ms": 50}], "jitter": {"kind": "percent", "spread": 0.2}}`,
 	`{"version": 1, "start_ms": 0, "phases": [{"growth": "polynomial", "gap_ms": 500, "exponent": 1.5, "until_ms": 300000}, {"growth": "fibonacci", "gap_ms": 1000, "cap_ms": 60000, "until_ms": 3600000}], "meta": {"a": [1]}}`,
 	`{"$schema": "s", "version": 1, "start_ms": 0, "phases": [], "segments": {"wallet": {"start_ms": 0, "phases": [{"growth": "fixed", "gap_ms": 1, "until_ms": 10}], "meta": {}}}}`,
+	`{"version": 1, "spec": "every 1s until 10s, after each 5m (+1s +2.5s) until 15m", "start_ms": 0, "horizon_ms": 900000, "phases": [{"growth": "fixed", "gap_ms": 1000, "until_ms": 10000}, {"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [1000, 2500], "until_ms": 900000}]}`,
+	`{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 12000, "offsets_ms": [0], "until_ms": 60000}], "jitter": {"kind": "none"}, "segments": {"b": {"start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 1, "offsets_ms": [0.5], "until_ms": 10}]}}}`,
+	`{"version": 1, "start_ms": 1000, "phases": [{"growth": "once", "gap_ms": 500}, {"growth": "wall_clock", "period_ms": 60000, "offsets_ms": [0, 30000], "until_ms": 600000}, {"growth": "fixed", "gap_ms": 60000, "until_ms": 3600000}]}`,
 }
 
 // mutants are values a mutation puts in place of a field's.
@@ -238,13 +288,15 @@ var mutants = []string{
 	`0`, `-0`, `-1`, `1`, `0.5`, `1.5`, `2`, `1e-7`, `0.000001`, `0.0000015`, `1e3`, `1E+3`, `-1e-9`,
 	`0.99999999999999999`, `0.9999999999999999`, `1.0000000000000001`, `2.2250738585072014e-308`, `1e-400`,
 	`1.7976931348623157e308`, `1e309`, `315360000000`, `315360000000.000001`, `630720000000`, `630720000001`, `9e18`,
-	`"once"`, `"fixed"`, `"linear"`, `"exponential"`, `"polynomial"`, `"fibonacci"`, `"cubic"`,
+	`"once"`, `"fixed"`, `"linear"`, `"exponential"`, `"polynomial"`, `"fibonacci"`, `"cubic"`, `"wall_clock"`,
+	`[0]`, `[1000, 2500]`, `[2500, 1000]`, `[0, 0]`, `[300000]`, `[0.5, 1e3]`, `[-1]`,
 	`"none"`, `"full"`, `"equal"`, `"decorrelated"`, `"percent"`, `"all"`,
 }
 
 // fieldNames are the keys a mutation adds.
 var fieldNames = []string{"version", "name", "spec", "start_ms", "horizon_ms", "phases", "jitter", "polls_ms", "meta",
 	"segments", "$schema", "growth", "gap_ms", "step_ms", "factor", "exponent", "cap_ms", "until_ms", "kind", "spread",
+	"period_ms", "offsets_ms",
 	"Start_MS", "unknown", "all", ""}
 
 // mutations returns n documents, each a valid document with one to three

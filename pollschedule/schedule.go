@@ -18,9 +18,13 @@ const (
 	Exponential               // Gap·Factor^(k−1), rounded to Grain
 	Polynomial                // Gap·k^Exponent, rounded to Grain
 	Fibonacci                 // Gap·Fib(k), Fib = 1, 1, 2, 3, 5, …
+	// WallClock polls at instants of the wall clock, not at ages: at each
+	// of Offsets past every multiple of Gap (the period) since the Unix
+	// epoch, UTC. See clock.go.
+	WallClock
 )
 
-var growthNames = [...]string{"once", "fixed", "linear", "exponential", "polynomial", "fibonacci"}
+var growthNames = [...]string{"once", "fixed", "linear", "exponential", "polynomial", "fibonacci", "wall_clock"}
 
 // String returns the growth's name in the JSON document: "once", "fixed", …
 func (g Growth) String() string {
@@ -40,6 +44,9 @@ type Phase struct {
 	Exponent float64       // Polynomial: power of k; > 0
 	Cap      time.Duration // the largest gap, jittered ones included; 0: none
 	Until    time.Duration // repeating phases: poll while the last poll < Until
+	// WallClock: the instants within each period Gap at which it polls,
+	// increasing, each in [0, Gap); nil for the other kinds.
+	Offsets []time.Duration
 }
 
 // Limits of a schedule, those of pollfit's optimize package.
@@ -60,6 +67,16 @@ var (
 	ErrUntil = errors.New("until must be later than the start and the previous phase's until")
 	ErrPolls = fmt.Errorf("more than %d polls", MaxPolls)
 	ErrAge   = errors.New("later than 87600h (10 years), the latest age a schedule may reach")
+	// ErrOffsets is returned for the offsets of a wall-clock phase that
+	// do not increase or do not lie within its period.
+	ErrOffsets = errors.New("offsets must increase and lie within the period")
+	// ErrClockJitter is returned for a jittered schedule with a wall-clock
+	// phase: jitter would move the polls off the boundaries they follow.
+	ErrClockJitter = errors.New("a wall-clock phase polls at set instants and takes no jitter")
+	// ErrClockEnd is returned for a schedule with a wall-clock phase whose
+	// last phase is a single gap: its horizon would depend on when the
+	// item was created.
+	ErrClockEnd = errors.New("a schedule with a wall-clock phase must end with a repeating phase, so that its horizon is the same for every item")
 )
 
 // GapAt returns the k-th gap of the phase (k ≥ 1), at most its limit
@@ -204,7 +221,7 @@ func (s *Schedule) Horizon() time.Duration {
 		return h
 	}
 	var last time.Duration
-	s.walk(nil, func(t time.Duration) bool { last = t; return true })
+	s.walk(0, nil, func(t time.Duration) bool { last = t; return true })
 	return last
 }
 
@@ -216,18 +233,37 @@ func (s *Schedule) cut() (time.Duration, bool) {
 }
 
 // Polls returns the poll times of the unjittered schedule, the first at
-// Start. The schedule must be valid (see Validate).
+// Start. The schedule must be valid (see Validate). The polls of a
+// wall-clock phase depend on when the item was created: Polls gives those
+// of an item created at the Unix epoch, on every boundary; PollsAt gives
+// any.
 func (s *Schedule) Polls() []time.Duration {
+	return s.pollsAt(0)
+}
+
+// PollsAt returns the poll ages of the unjittered schedule for an item
+// created at the instant created, which places the polls of its wall-clock
+// phases (UTC). The schedule must be valid (see Validate), and created
+// within the years 1678 to 2262 (time.Time.UnixNano).
+func (s *Schedule) PollsAt(created time.Time) []time.Duration {
+	return s.pollsAt(created.UnixNano())
+}
+
+func (s *Schedule) pollsAt(created int64) []time.Duration {
 	var out []time.Duration
-	s.walk(nil, func(t time.Duration) bool { out = append(out, t); return true })
+	s.walk(created, nil, func(t time.Duration) bool { out = append(out, t); return true })
 	return out
 }
 
 // Validate reports whether the schedule is one Read would accept: gaps
 // positive, no Gap, Step or Cap above MaxGap, growth parameters in range,
 // repeating phases with increasing Until after Start, at most MaxPolls
-// polls and none after MaxAge, and a percent jitter's spread in (0, 1).
-// It walks the schedule, in time linear in its polls.
+// polls and none after MaxAge (for every creation instant when a phase is
+// WallClock), and a percent jitter's spread in (0, 1). A wall-clock phase
+// takes 1 to MaxClockOffsets increasing offsets within its period, no
+// step, factor, exponent or cap, and no jitter; a schedule with one must
+// end with a repeating phase. It walks the schedule, in time linear in its
+// polls.
 func (s *Schedule) Validate() error {
 	if s.Start < 0 || s.Start > MaxAge {
 		return fmt.Errorf("start %v is not between 0 and MaxAge", s.Start)
@@ -235,7 +271,7 @@ func (s *Schedule) Validate() error {
 	prev := time.Duration(0)
 	for i, p := range s.Phases {
 		switch {
-		case p.Growth < Once || p.Growth > Fibonacci:
+		case p.Growth < Once || p.Growth > WallClock:
 			return fmt.Errorf("phase %d: unknown growth %d", i+1, p.Growth)
 		case p.Gap <= 0 || p.Step < 0 || p.Cap < 0:
 			return fmt.Errorf("phase %d: gap must be positive, step and cap not negative", i+1)
@@ -245,12 +281,19 @@ func (s *Schedule) Validate() error {
 			return fmt.Errorf("phase %d: factor %v must be a finite number ≥ 1", i+1, p.Factor)
 		case p.Growth == Polynomial && !(p.Exponent > 0 && p.Exponent <= math.MaxFloat64):
 			return fmt.Errorf("phase %d: exponent %v must be a finite number > 0", i+1, p.Exponent)
+		case p.Growth != WallClock && p.Offsets != nil:
+			return fmt.Errorf("phase %d: only a wall-clock phase has offsets", i+1)
 		case p.Growth == Once:
 			continue
 		case p.Until <= prev || p.Until <= s.Start:
 			return fmt.Errorf("phase %d: %w (until %v)", i+1, ErrUntil, p.Until)
 		case p.Until > MaxAge:
 			return fmt.Errorf("phase %d: until %v is %w", i+1, p.Until, ErrAge)
+		}
+		if p.Growth == WallClock {
+			if err := p.validateClock(); err != nil {
+				return fmt.Errorf("phase %d: %w", i+1, err)
+			}
 		}
 		prev = p.Until
 	}
@@ -260,14 +303,21 @@ func (s *Schedule) Validate() error {
 	case k == PercentJitter && !(s.Jitter.Spread > 0 && s.Jitter.Spread < 1):
 		return fmt.Errorf("jitter spread %v must be between 0 and 1", s.Jitter.Spread)
 	}
-	return s.walk(nil, func(time.Duration) bool { return true })
+	if s.Clocked() {
+		if err := s.clockBounds(); err != nil {
+			return err
+		}
+	}
+	return s.walk(0, nil, func(time.Duration) bool { return true })
 }
 
-// walk runs the schedule and calls emit with each poll time in increasing
-// order until emit returns false. With rnd nil it is unjittered and
-// reports more than MaxPolls polls or a poll after MaxAge as an error.
-func (s *Schedule) walk(rnd func() float64, emit func(time.Duration) bool) error {
-	st := state{age: s.Start}
+// walk runs the schedule for an item created at the instant created (Unix
+// ns, which places the polls of wall-clock phases) and calls emit with
+// each poll time in increasing order until emit returns false. With rnd
+// nil it is unjittered and reports more than MaxPolls polls or a poll
+// after MaxAge as an error.
+func (s *Schedule) walk(created int64, rnd func() float64, emit func(time.Duration) bool) error {
+	st := state{age: s.Start, created: created}
 	if !emit(st.age) {
 		return nil
 	}
@@ -286,13 +336,15 @@ func (s *Schedule) walk(rnd func() float64, emit func(time.Duration) bool) error
 }
 
 // state is a position in a schedule: the phase, the number k of the
-// phase's last gap (0 before its first), the age of the last poll and the
-// last jittered gap.
+// phase's last gap (0 before its first), the age of the last poll, the
+// last jittered gap, and the instant the item was created (Unix ns), which
+// places the polls of wall-clock phases.
 type state struct {
-	phase int
-	k     int
-	age   time.Duration
-	prev  time.Duration
+	phase   int
+	k       int
+	age     time.Duration
+	prev    time.Duration
+	created int64
 }
 
 // next moves st to the next poll of s and returns the gap to it, or -1
@@ -313,7 +365,11 @@ func (st *state) next(s *Schedule, rnd func() float64) (time.Duration, error) {
 				continue
 			}
 			st.k++
-			g = p.GapAt(st.k)
+			if p.Growth == WallClock {
+				g = p.clockGap(st.created, st.age)
+			} else {
+				g = p.GapAt(st.k)
+			}
 		}
 		if rnd != nil && s.Jitter.Kind != NoJitter {
 			g = s.Jitter.jitter(g, p.limit(), st.prev, rnd)
@@ -336,12 +392,19 @@ func (st *state) next(s *Schedule, rnd func() float64) (time.Duration, error) {
 // GapAfter returns the wait from age to the first poll of the unjittered
 // schedule later than age, or -1 when there is none: for the age of a
 // poll, the gap to the next; before Start, the wait until Start. It walks
-// the schedule from Start, in time linear in the polls before age.
+// the schedule from Start, in time linear in the polls before age. The
+// polls of a wall-clock phase are those of an item created at the Unix
+// epoch (see Polls); BackOff.GapAfter places them by its clock.
 func (s *Schedule) GapAfter(age time.Duration) time.Duration {
+	return s.gapAfter(0, age)
+}
+
+// gapAfter is GapAfter for an item created at the instant created (Unix ns).
+func (s *Schedule) gapAfter(created int64, age time.Duration) time.Duration {
 	if age < s.Start {
 		return s.Start - age
 	}
-	st := state{age: s.Start}
+	st := state{age: s.Start, created: created}
 	for {
 		if g, _ := st.next(s, nil); g < 0 {
 			return -1

@@ -53,6 +53,9 @@ func (e Evaluate) Run(stdout, stderr io.Writer) error {
 		if scheds[i].Name == "" {
 			scheds[i].Name = fmt.Sprintf("#%d", i+1)
 		}
+		if e.Polls && scheds[i].Clocked() {
+			return Usagef("--polls: schedule %s has a wall-clock phase, whose polls depend on when each item was created, so no one list holds them; leave --polls out (--plot draws them)", scheds[i].Name)
+		}
 	}
 	if e.Load.Arrivals > 0 && len(e.Input.Paths) == 0 {
 		return Usagef("--arrivals needs --input: the request rate depends on the mean polls per item")

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -72,7 +73,7 @@ func (e Export) Run(stdout, stderr io.Writer) error {
 		}
 	}
 	if err := outfile.Write(e.Out, stdout, write); err != nil {
-		return err
+		return e.clockUsage(err)
 	}
 	if e.Tests {
 		path := strings.TrimSuffix(e.Out, ".go") + "_test.go"
@@ -82,6 +83,21 @@ func (e Export) Run(stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "wrote %s and %s\n", e.Out, path)
 	}
 	return nil
+}
+
+// clockUsage returns the refusals of a schedule with a wall-clock phase as
+// the usage errors they are, naming the flag to change; other errors as
+// they are.
+func (e Export) clockUsage(err error) error {
+	switch {
+	case errors.Is(err, export.ErrClockPolls):
+		return Usagef("--polls: %w", err)
+	case errors.Is(err, optimize.ErrClockJitter) && e.Jitter != "":
+		return Usagef("--jitter: %w", err)
+	case errors.Is(err, export.ErrClockEnd):
+		return Usagef("--schedule: %w", err)
+	}
+	return err
 }
 
 // loadDocument resolves a --schedule argument of export and optimize: a

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/pollfit/pollfit/internal/plot"
 	"github.com/pollfit/pollfit/optimize"
 )
 
@@ -30,6 +31,20 @@ import (
 // window is half-open, so polls exactly 1 s apart fall in different
 // windows. Jittered schedules spread a burst by design; their peak is not
 // computed.
+//
+// A wall-clock phase (optimize.WallClock) makes every item whose age lies
+// in its window poll at the same instants of the clock, a burst of its
+// own: an item polls at an instant T of the phase when its age there is
+// past the phase's start a (its last poll at a fixed age) and its age at
+// the phase's instant before T, up to the longest gap g between the
+// phase's instants (the period, for one offset), was before the bound U,
+// and no later than the horizon. With no item settling, the most requests
+// at one instant are
+//
+//	herd = Arrivals · (min(U + g, horizon) − a)
+//
+// taking for U the last wall-clock bound when there are several (their
+// instants may meet). The burst peak of such a schedule is not computed.
 type Load struct {
 	Arrivals float64 // items per second; 0 means no load figures
 	Burst    int     // items created together; 0 means no peak figure
@@ -70,6 +85,10 @@ type loadRow struct {
 	Steady    float64  `json:"steady_rps"`
 	PeakPolls *int     `json:"peak_polls_1s,omitempty"`
 	Peak      *float64 `json:"burst_peak_rps,omitempty"`
+	// Herd is the most requests at one instant of the clock under a
+	// schedule with a wall-clock phase (see Load), HerdText the phase.
+	Herd     *float64 `json:"wall_clock_peak_requests,omitempty"`
+	HerdText string   `json:"-"`
 }
 
 // rows computes the load of each scored schedule; scores must have data.
@@ -77,7 +96,11 @@ func (l Load) rows(scheds []optimize.Schedule, scores []optimize.Score) []loadRo
 	out := make([]loadRow, len(scheds))
 	for i, s := range scheds {
 		r := loadRow{Name: scores[i].Name, MeanPolls: scores[i].MeanPolls, Steady: l.Arrivals * scores[i].MeanPolls}
-		if s.Jitter.Kind == optimize.NoJitter {
+		if s.Clocked() {
+			w, text := clockWindow(s)
+			h := l.Arrivals * w.Seconds()
+			r.Herd, r.HerdText = &h, text
+		} else if s.Jitter.Kind == optimize.NoJitter {
 			n := PeakPolls(s.Polls(), time.Second)
 			r.PeakPolls = &n
 			if l.Burst > 0 {
@@ -88,6 +111,34 @@ func (l Load) rows(scheds []optimize.Schedule, scores []optimize.Score) []loadRo
 		out[i] = r
 	}
 	return out
+}
+
+// clockWindow returns min(U + g, horizon) − a of a schedule with
+// wall-clock phases (see Load): the span of creation instants whose items
+// poll at one instant of the clock together, at most; and its wall-clock
+// phases as a spec writes them. The horizon is the last Until when the
+// last phase repeats; else no bound.
+func clockWindow(s optimize.Schedule) (time.Duration, string) {
+	_, from, text := plot.FixedPolls(s)
+	var until, gap time.Duration
+	for _, p := range s.Phases {
+		if p.Growth != optimize.WallClock {
+			continue
+		}
+		until = p.Until
+		for j, o := range p.Offsets {
+			next := p.Gap + p.Offsets[0] // the first instant of the next period
+			if j+1 < len(p.Offsets) {
+				next = p.Offsets[j+1]
+			}
+			gap = max(gap, next-o)
+		}
+	}
+	end := until + gap
+	if n := len(s.Phases); s.Phases[n-1].Growth != optimize.Once {
+		end = min(end, s.Phases[n-1].Until)
+	}
+	return end - from, text
 }
 
 // writeLoad prints the load table.
@@ -117,5 +168,14 @@ func (l Load) write(w io.Writer, rows []loadRow) error {
 		}
 		fmt.Fprintln(tw, line)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.Herd != nil {
+			fmt.Fprintf(w, "%s: its wall-clock phase, %s, polls every item of its window at the same instants: up to %.0f requests at once (no item settling)\n",
+				r.Name, r.HerdText, *r.Herd)
+		}
+	}
+	return nil
 }

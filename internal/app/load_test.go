@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +94,48 @@ func TestLoadRows(t *testing.T) {
 	}
 	if rows[1].Steady != 500 || rows[1].Peak != nil {
 		t.Errorf("rows[1] = %+v, want steady 500 and no peak (jittered)", rows[1])
+	}
+}
+
+// Issue 14: under "every 1s until 10s, after each 5m (+1s +2.5s) until
+// 15m" every item aged between 10s and the horizon 15m polls at the same
+// instants of the clock. At 100 items/s the most at once is
+// 100·(15m − 10s) = 89,000, which counting the items created every 10 ms
+// whose wall-clock phase polls at the instant 00:05:01 confirms; without
+// the horizon's cut (a phase after it), 298.5 s more of items (from +2.5s
+// to the next +1s) poll then.
+func TestLoadClockHerd(t *testing.T) {
+	s := optimize.MustParseSpec("every 1s until 10s, after each 5m (+1s +2.5s) until 15m")
+	l := Load{Arrivals: 100, Burst: 1000}
+	rows := l.rows([]optimize.Schedule{s}, []optimize.Score{{Name: "clock", MeanPolls: 16}})
+	if r := rows[0]; r.Herd == nil || *r.Herd != 89000 || r.PeakPolls != nil || r.Peak != nil || r.Steady != 1600 {
+		t.Fatalf("rows[0] = %+v, want herd 89000, steady 1600 and no burst peak", r)
+	}
+	T := time.Date(2025, 3, 1, 0, 5, 1, 0, time.UTC).UnixNano()
+	count := func(s optimize.Schedule) int {
+		n := 0
+		for c := T - int64(10*time.Second) - 1; c > T-int64(2000*time.Second); c -= int64(10 * time.Millisecond) {
+			if slices.Contains(s.PollsAt(c), time.Duration(T-c)) {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count(s); n < 88999 || n > 89001 {
+		t.Errorf("%d items created every 10 ms poll at 00:05:01 in the wall-clock phase, want 89000 ± 1", n)
+	}
+	longer := optimize.MustParseSpec("every 1s until 10s, after each 5m (+1s +2.5s) until 15m, every 1h until 2h")
+	if w, _ := clockWindow(longer); w != 15*time.Minute-10*time.Second+298500*time.Millisecond {
+		t.Errorf("clockWindow(%s) = %v, want 15m − 10s + 298.5s", longer, w)
+	}
+	if n := count(longer); n < 118849 || n > 118851 {
+		t.Errorf("%d items created every 10 ms poll at 00:05:01 in the wall-clock phase of %s, want 118850 ± 1", n, longer)
+	}
+	var b strings.Builder
+	if err := l.write(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	if want := "clock: its wall-clock phase, after each 5m (+1s +2.5s), polls every item of its window at the same instants: up to 89000 requests at once (no item settling)"; !strings.Contains(b.String(), want) {
+		t.Errorf("load table:\n%s\nwant the line %q", b.String(), want)
 	}
 }

@@ -739,7 +739,11 @@ func budgetPage(p *reportPart, id string, plan optimize.Budget) (html.Budget, er
 	horizon := p.sec.Derived.Result.Options.Horizon.Seconds()
 	first := horizon
 	for _, r := range steps {
-		for _, t := range r.schedule.Polls() {
+		fixed, from, clock := plot.FixedPolls(r.schedule)
+		if clock != "" {
+			fixed = append(fixed, from)
+		}
+		for _, t := range fixed {
 			if t > 0 {
 				first = math.Min(first, t.Seconds())
 				break
@@ -781,12 +785,18 @@ func budgetPage(p *reportPart, id string, plan optimize.Budget) (html.Budget, er
 		}
 		st := html.Step{Label: label, Spec: r.Spec, Figures: figs}
 		last := -1.0
-		for _, t := range r.schedule.Polls() {
+		// A wall-clock phase polls at ages that differ from item to item:
+		// a span of the axis, not lines (issue 14).
+		fixed, from, clock := plot.FixedPolls(r.schedule)
+		for _, t := range fixed {
 			x := math.Round(pos(t.Seconds())*1000) / 1000
 			if x != last {
 				st.Polls = append(st.Polls, x)
 				last = x
 			}
+		}
+		if clock != "" {
+			st.Clock = &html.ClockSpan{From: math.Round(pos(from.Seconds())*1000) / 1000, To: 1, Text: clock}
 		}
 		for k, c := range charts {
 			x, y := c.x(r), c.y(r)

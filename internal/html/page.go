@@ -107,11 +107,25 @@ type Step struct {
 	Spec    string `json:"spec"`
 	Figures []Fact `json:"figures"`
 	// Polls are the poll times on the slider's axis, 0 (age 0) to 1 (the
-	// horizon).
+	// horizon): for a schedule with a wall-clock phase, those every item
+	// makes at the same ages.
 	Polls []float64 `json:"polls"`
+	// Clock, for a schedule with a wall-clock phase, is the stretch of the
+	// axis where its polls follow the clock, at ages that differ from item
+	// to item; nil for other schedules.
+	Clock *ClockSpan `json:"clock,omitempty"`
 	// Marks are the step's point on each of the Budget's charts: x, y in
 	// the chart's SVG coordinates, or nil where it has none.
 	Marks [][]float64 `json:"marks"`
+}
+
+// ClockSpan is the stretch of the slider's axis (0 to 1) from From to To
+// where a schedule polls at instants of the clock, and its wall-clock
+// phases as a spec writes them: "after each 5m (+1s +2.5s)".
+type ClockSpan struct {
+	From float64 `json:"from"`
+	To   float64 `json:"to"`
+	Text string  `json:"text"`
 }
 
 // Tick labels the slider's time axis at At (0 to 1).

@@ -53,6 +53,12 @@ function setupSlider(box) {
       var x = 10 + 980 * p;
       polls.appendChild(el("line", {x1: x, x2: x, y1: 8, y2: 34}));
     });
+    if (s.clock) {
+      // Polls at instants of the clock: ages differ from item to item.
+      var x0 = 10 + 980 * s.clock.from, x1 = 10 + 980 * s.clock.to;
+      polls.appendChild(el("rect", {x: x0, y: 16, width: Math.max(x1 - x0, 1), height: 18, "class": "clock"}));
+      polls.appendChild(el("text", {x: x0 + 4, y: 12, "class": "clock"}, s.clock.text));
+    }
     marks.forEach(function (m, k) {
       var at = s.marks && s.marks[k];
       m.style.display = at ? "" : "none";

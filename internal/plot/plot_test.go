@@ -3,6 +3,7 @@ package plot
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
@@ -172,5 +173,52 @@ func TestSecondsTicks(t *testing.T) {
 	}
 	if got, want := strings.Join(labels(0.3, 900), " "), "1 10 100"; got != want {
 		t.Errorf("secondsTicks(0.3, 900) labels = %q, want %q", got, want)
+	}
+}
+
+// FixedPolls splits off the polls that depend on the creation instant
+// (issue 14), by hand: the age phases before the first wall-clock phase
+// poll at the same ages for every item.
+func TestFixedPolls(t *testing.T) {
+	for _, tc := range []struct {
+		spec, polls, clock string
+		from               time.Duration
+	}{
+		{"every 1s until 10s, after each 5m (+1s +2.5s) until 15m", "[0s 1s 2s 3s 4s 5s 6s 7s 8s 9s 10s]", "after each 5m (+1s +2.5s)", 10 * time.Second},
+		{"at 2s, after each 12s (+500ms +6s) until 2m, every 30s until 5m", "[2s]", "after each 12s (+500ms +6s)", 2 * time.Second},
+		{"every 500ms until 2s, after each 1m (+0s +30s) until 10m, after each 5m (+2s) until 1h", "[0s 500ms 1s 1.5s 2s]",
+			"after each 1m (+0s +30s), then after each 5m (+2s)", 2 * time.Second},
+		// The age phase's first gap passes its bound: one poll, at 1m.
+		{"every 1m until 45s, after each 5m until 1h", "[0s 1m0s]", "after each 5m", time.Minute},
+		{"every 1s until 3s, 5s", "[0s 1s 2s 3s 8s]", "", 0},
+	} {
+		polls, from, clock := FixedPolls(optimize.MustParseSpec(tc.spec))
+		if fmt.Sprint(polls) != tc.polls || from != tc.from || clock != tc.clock {
+			t.Errorf("FixedPolls(%q) = %v, %v, %q; want %s, %v, %q", tc.spec, polls, from, clock, tc.polls, tc.from, tc.clock)
+		}
+	}
+}
+
+// A wall-clock schedule's row shows its fixed polls as dots, the phase's
+// text, and its stuck polls as the range over creation instants: 17 for an
+// item created at 00:03:17, 16 for one whose age phase ends on an instant
+// (issue 14's worked examples, export's clock tests).
+func TestTimelineClock(t *testing.T) {
+	s := optimize.MustParseSpec("every 1s until 10s, after each 5m (+1s +2.5s) until 15m")
+	s.Name = "clock"
+	if lo, hi := s.StuckPollsRange(); lo > 16 || hi < 17 {
+		t.Fatalf("StuckPollsRange = %d, %d; want a range holding 16 and 17", lo, hi)
+	}
+	path := filepath.Join(t.TempDir(), "clock.svg")
+	if err := Timeline(path, nil, []optimize.Schedule{optimize.References[3], s}, 15*time.Minute, TimelineOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	checkImage(t, path)
+	b, _ := os.ReadFile(path)
+	lo, hi := s.StuckPollsRange()
+	for _, w := range []string{"after each 5m (+1s +2.5s)", fmt.Sprintf("clock (%d–%d)", lo, hi), "now (152)"} {
+		if !bytes.Contains(b, []byte(w)) {
+			t.Errorf("timeline does not contain %q", w)
+		}
 	}
 }

@@ -33,7 +33,11 @@ type TimelineOptions struct {
 // from cdf (P(T ≤ t), t in seconds; *fit.Density's CDF method, or
 // EmpiricalCDF of samples; nil draws no band), and above it one row of dots per schedule at
 // its unjittered poll times up to horizon. Where items settle densely the
-// dots should be dense too (the √f rule of the brief).
+// dots should be dense too (the √f rule of the brief). The polls of a
+// wall-clock phase (optimize.WallClock) fall at ages that differ from item
+// to item: from the schedule's last poll at a fixed age to the horizon its
+// row is a grey bar labelled with the phase ("after each 5m (+1s)"), and
+// its count is the range over creation instants ("17–18").
 //
 // The time axis is logarithmic, in bins evenly spaced in log time, when
 // horizon is more than 100 times the earliest positive poll; polls at age
@@ -75,9 +79,14 @@ func timelinePlot(cdf func(t float64) float64, schedules []optimize.Schedule, ho
 	}
 	h := horizon.Seconds()
 	polls := make([][]float64, len(schedules))
+	clocks := make([]struct {
+		from float64
+		text string
+	}, len(schedules))
 	first := h
 	for i, s := range schedules {
-		for _, p := range s.Polls() {
+		fixed, from, clock := FixedPolls(s)
+		for _, p := range fixed {
 			if p > horizon {
 				break
 			}
@@ -85,6 +94,12 @@ func timelinePlot(cdf func(t float64) float64, schedules []optimize.Schedule, ho
 			polls[i] = append(polls[i], v)
 			if v > 0 {
 				first = math.Min(first, v)
+			}
+		}
+		if clock != "" && from < horizon {
+			clocks[i].from, clocks[i].text = from.Seconds(), clock
+			if from > 0 {
+				first = math.Min(first, from.Seconds())
 			}
 		}
 	}
@@ -173,13 +188,52 @@ func timelinePlot(cdf func(t float64) float64, schedules []optimize.Schedule, ho
 		if name == "" {
 			name = fmt.Sprintf("#%d", i+1)
 		}
-		ticks = append(ticks, gplot.Tick{Value: y, Label: fmt.Sprintf("%s (%d)", name, len(polls[i]))})
+		count := fmt.Sprint(len(polls[i]))
+		if c := clocks[i]; c.text != "" {
+			if err := addClock(p, math.Max(c.from, lo), math.Min(h, s.Horizon().Seconds()), y, c.text); err != nil {
+				return nil, 0, err
+			}
+			count = stuckRange(s)
+		}
+		ticks = append(ticks, gplot.Tick{Value: y, Label: fmt.Sprintf("%s (%s)", name, count)})
 	}
 	slices.SortFunc(ticks, func(a, b gplot.Tick) int { return cmp.Compare(a.Value, b.Value) })
 	p.Y.Tick.Marker = gplot.ConstantTicks(ticks)
 	p.Y.Min, p.Y.Max = 0, float64(n)+1
 	p.Y.Label.Text = "schedule (polls)"
 	return p, vg.Length(5+1.2*float64(n)) * vg.Centimeter, nil
+}
+
+// addClock draws the polls of a wall-clock phase on a timeline row: a
+// grey bar at height y from age from to age to (seconds), labelled with
+// the phase above it.
+func addClock(p *gplot.Plot, from, to, y float64, text string) error {
+	bar, err := plotter.NewLine(plotter.XYs{{X: from, Y: y}, {X: to, Y: y}})
+	if err != nil {
+		return err
+	}
+	bar.LineStyle = draw.LineStyle{Color: color.RGBA{R: 140, G: 140, B: 140, A: 255}, Width: vg.Points(5)}
+	label, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: from, Y: y + 0.22}}, Labels: []string{text}})
+	if err != nil {
+		return err
+	}
+	for i := range label.TextStyle {
+		label.TextStyle[i].Font.Size = vg.Points(8)
+		label.TextStyle[i].YAlign = draw.YBottom
+	}
+	p.Add(bar, label)
+	return nil
+}
+
+// stuckRange writes the polls an item that never settles costs under s,
+// which depend on its creation instant when s has a wall-clock phase, as
+// "15" or a range "15–17" (optimize.Schedule.StuckPollsRange).
+func stuckRange(s optimize.Schedule) string {
+	lo, hi := s.StuckPollsRange()
+	if lo == hi {
+		return fmt.Sprint(lo)
+	}
+	return fmt.Sprintf("%d–%d", lo, hi)
 }
 
 // EmpiricalCDF returns the empirical CDF of settle times (seconds): the

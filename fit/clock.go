@@ -49,7 +49,7 @@ const (
 	ClockMinShare   = 0.05
 	ClockMinZ       = 8
 	ClockMinPeriods = 8
-	clockMaxItems   = 200_000
+	clockMaxItems   = 200_000 // instants examined at most
 	clockBins       = 200
 )
 
@@ -97,14 +97,7 @@ func DetectClock(settled, created []int64) (Clock, bool, string) {
 	if n < 100 {
 		return Clock{}, false, fmt.Sprintf("%d settle instants are too few to find batches (want 100)", n)
 	}
-	step := max(1, n/clockMaxItems)
-	var xs, cs []int64
-	for i := 0; i < n; i += step {
-		xs = append(xs, settled[i])
-		if created != nil {
-			cs = append(cs, created[i])
-		}
-	}
+	xs, cs := clockSubsample(settled, created)
 	grain := instantGrain(xs)
 	lo, hi := slices.Min(xs), slices.Max(xs)
 	span := time.Duration(hi - lo)
@@ -125,9 +118,8 @@ func DetectClock(settled, created []int64) (Clock, bool, string) {
 		all = append(all, found{p: p, pk: pk})
 		bestShare = max(bestShare, pk.share)
 	}
-	c := Clock{Items: len(xs), Grain: grain}
 	if len(all) == 0 {
-		return c, false, fmt.Sprintf("no wall-clock batches: no period from 2s to 24h (that the %s of settle instants span %d times) holds %.0f%% of settles in a peak after its boundaries", fmtDur(span), ClockMinPeriods, ClockMinShare*100)
+		return Clock{Items: len(xs), Grain: grain}, false, fmt.Sprintf("no wall-clock batches: no period from 2s to 24h (that the %s of settle instants span %d times) holds %.0f%% of settles in a peak after its boundaries", fmtDur(span), ClockMinPeriods, ClockMinShare*100)
 	}
 	var pick found
 	for _, f := range all {
@@ -136,45 +128,92 @@ func DetectClock(settled, created []int64) (Clock, bool, string) {
 		}
 	}
 	p := pick.p
-	c.Period, c.Share, c.Z, c.Window = p, pick.pk.share, pick.pk.z, pick.pk.width
+	c := describe(xs, cs, p, pick.pk, grain, -1)
 	for _, q := range ClockPeriods {
 		if q > p && q <= 10*p && q%p == 0 && span < ClockMinPeriods*q {
 			c.Unsure = fmt.Sprintf("the %s of settle instants span too few periods of %s to tell batches every %s from batches every %s", fmtDur(span), shortDur(q), shortDur(p), shortDur(q))
 			break
 		}
 	}
-	// The peak's phases, from its first bin, to place the boundary.
-	var ph []int64
+	if cs != nil && c.Created >= 0.5*c.Share {
+		return c, false, fmt.Sprintf("no wall-clock batches of settling: %.0f%% of settles fall in a window after every %s, but %.0f%% of creations do too: the items are created in batches, which an age schedule follows",
+			c.Share*100, shortDur(p), c.Created*100)
+	}
+	return c, true, ""
+}
+
+// MeasureClock describes the batches of a stated period and boundary
+// offset (offset < 0: found as DetectClock finds it) in settle instants
+// (Unix ns) and, when not nil, the same items' creation instants: the
+// share in the peak after the boundaries, the delays after them. The
+// share is 0 when no bin stands out.
+func MeasureClock(settled, created []int64, period, offset time.Duration) Clock {
+	if created != nil && len(created) != len(settled) {
+		panic("fit: MeasureClock: settled and created lengths differ")
+	}
+	if len(settled) == 0 || period <= 0 {
+		return Clock{Period: period, Offset: max(offset, 0)}
+	}
+	xs, cs := clockSubsample(settled, created)
+	grain := min(instantGrain(xs), period)
+	pk := findPeak(xs, period, grain)
+	if pk.share == 0 {
+		return Clock{Period: period, Offset: max(offset, 0), Items: len(xs), Grain: grain}
+	}
+	return describe(xs, cs, period, pk, grain, offset)
+}
+
+// clockSubsample returns at most clockMaxItems instants, evenly spaced
+// through the input.
+func clockSubsample(settled, created []int64) (xs, cs []int64) {
+	step := max(1, len(settled)/clockMaxItems)
+	for i := 0; i < len(settled); i += step {
+		xs = append(xs, settled[i])
+		if created != nil {
+			cs = append(cs, created[i])
+		}
+	}
+	return xs, cs
+}
+
+// describe returns the Clock of period p whose peak is pk: the boundary
+// (offset, or when negative the first percentile of the peak's phases
+// rounded down to 1 s for periods of a minute or more, 100 ms from 10 s,
+// else 10 ms), the delays after it, and the creation instants' share in a
+// peak of the same period.
+func describe(xs, cs []int64, p time.Duration, pk peak, grain, offset time.Duration) Clock {
+	c := Clock{Period: p, Share: pk.share, Z: pk.z, Window: pk.width, Items: len(xs), Grain: grain}
+	var ph []int64 // the peak's phases, from its first bin
 	for _, x := range xs {
-		if d := mod(x-pick.pk.start, int64(p)); d < int64(pick.pk.width) {
+		if d := mod(x-pk.start, int64(p)); d < int64(pk.width) {
 			ph = append(ph, d)
 		}
 	}
 	slices.Sort(ph)
-	round := time.Second
-	switch {
-	case p < 10*time.Second:
-		round = 10 * time.Millisecond
-	case p < time.Minute:
-		round = 100 * time.Millisecond
+	if offset >= 0 {
+		c.Offset = time.Duration(mod(int64(offset), int64(p)))
+	} else {
+		round := time.Second
+		switch {
+		case p < 10*time.Second:
+			round = 10 * time.Millisecond
+		case p < time.Minute:
+			round = 100 * time.Millisecond
+		}
+		first := pk.start + ph[len(ph)/100]
+		c.Offset = time.Duration(mod(first-mod(first, int64(round)), int64(p)))
 	}
-	first := pick.pk.start + ph[len(ph)/100]
-	c.Offset = time.Duration(mod(first-mod(first, int64(round)), int64(p)))
 	delays := make([]int64, len(ph))
 	for i, d := range ph {
-		delays[i] = mod(pick.pk.start+d-int64(c.Offset), int64(p))
+		delays[i] = mod(pk.start+d-int64(c.Offset), int64(p))
 	}
 	slices.Sort(delays)
 	c.DelayMedian = time.Duration(delays[len(delays)/2])
 	c.DelayP95 = time.Duration(delays[len(delays)*95/100])
 	if cs != nil {
-		c.Created = findPeak(cs, p, instantGrain(cs)).share
-		if c.Created >= 0.5*c.Share {
-			return c, false, fmt.Sprintf("no wall-clock batches of settling: %.0f%% of settles fall in a window after every %s, but %.0f%% of creations do too: the items are created in batches, which an age schedule follows",
-				c.Share*100, shortDur(p), c.Created*100)
-		}
+		c.Created = findPeak(cs, p, min(instantGrain(cs), p)).share
 	}
-	return c, true, ""
+	return c
 }
 
 // peak is the fullest run of bins of the phases modulo a period.

@@ -124,3 +124,30 @@ func TestDetectClockNone(t *testing.T) {
 		})
 	}
 }
+
+// TestMeasureClock: a stated period and boundary give the share and the
+// delays after that boundary; a boundary stated a minute late puts the
+// delays 4 minutes after it (5m − 1m + 0.5 s + 0.5 s·ln 2).
+func TestMeasureClock(t *testing.T) {
+	day := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	set, cr := batchInstants(1, 5000, day, 24*time.Hour, 0.7, 5*time.Minute, 0, 500*time.Millisecond, 500*time.Millisecond, time.Millisecond)
+	wantMedian := 500*time.Millisecond + time.Duration(math.Round(0.5e9*math.Ln2))
+	for _, c := range []struct {
+		offset, want time.Duration
+	}{
+		{0, wantMedian},
+		{time.Minute, 4*time.Minute + wantMedian},
+		{-1, wantMedian}, // found: the boundary rounds down to 0s
+	} {
+		got := MeasureClock(set, cr, 5*time.Minute, c.offset)
+		if math.Abs(got.Share-0.7) > 0.04 || got.Created > 0.02 {
+			t.Errorf("offset %v: share %.3f created %.3f, want 0.7 and about 0", c.offset, got.Share, got.Created)
+		}
+		if d := got.DelayMedian - c.want; d < -50*time.Millisecond || d > 50*time.Millisecond {
+			t.Errorf("offset %v: median delay %v, want %v", c.offset, got.DelayMedian, c.want)
+		}
+	}
+	if got := MeasureClock(set, cr, 7*time.Second, 0); got.Share > 0.05 {
+		t.Errorf("a period of 7s: share %.3f, want none", got.Share)
+	}
+}

@@ -365,6 +365,18 @@ func fitFlags(prefix string) []cli.Flag {
 	})
 }
 
+// batchFlags are the flags of wall-clock batches (plan and fit).
+func batchFlags() []cli.Flag {
+	return inCategory(catFit, []cli.Flag{
+		&cli.StringFlag{Name: "batch-period", Usage: "wall-clock batches (an upstream that settles every P on the clock): auto finds them in the settle instants (needs --start or --end), a `PERIOD` such as 5m states them, off ignores them", DefaultText: "auto"},
+		&cli.StringFlag{Name: "batch-offset", Usage: "with --batch-period: where the boundaries fall within the period, past each multiple of it on the UTC clock (0s: :00, :05, …)", DefaultText: "found in the data"},
+	})
+}
+
+func batchesOf(c *cli.Context) app.Batches {
+	return app.Batches{Period: c.String("batch-period"), Offset: c.String("batch-offset")}
+}
+
 func fitOf(c *cli.Context, prefix string) fit.Options {
 	return fit.Options{
 		Method:    c.String(prefix + "method"),
@@ -389,7 +401,7 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 		Usage: "fit settle times, derive the optimal schedule under a budget and compare it with the reference schedules",
 		UsageText: "pollfit plan [--input FILE --column NAME | --dist MODEL] (--budget N | --mean-polls M) [--horizon 15m] [--phases K] [--format table|json]\n" +
 			"   without --input or --dist: the bundled Julia CI job durations, --horizon 2h --budget 120",
-		Flags: flags(inputFlags(), solveFlags(), fitFlags("fit-"), []cli.Flag{
+		Flags: flags(inputFlags(), solveFlags(), fitFlags("fit-"), batchFlags(), []cli.Flag{
 			distFlag,
 			&cli.StringFlag{Name: "at", Usage: "count polls made by these ages, e.g. 30s,2m,15m", DefaultText: "horizon/30, horizon/7.5 and the horizon, rounded to nice durations"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table or json"},
@@ -428,6 +440,7 @@ func planCommand(stdout, stderr io.Writer) *cli.Command {
 				Seed:     c.Uint64("seed"),
 				Plot:     c.String("plot"),
 				Out:      c.String("output"),
+				Batches:  batchesOf(c),
 			}.Run(stdout, stderr)
 		},
 	}
@@ -438,7 +451,7 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 		Name:      "fit",
 		Usage:     "estimate the settle-time distribution: density, CDF, survival, hazard, atoms, Kaplan–Meier",
 		UsageText: "pollfit fit --input FILE --column NAME [--method kde|histogram|lognormal|lognormal-mixture[:K]|…] [--holdout 0.3] [--format json|csv] [-o density.json]",
-		Flags: flags(inputFlags(), fitFlags(""), []cli.Flag{
+		Flags: flags(inputFlags(), fitFlags(""), batchFlags(), []cli.Flag{
 			distFlag,
 			&cli.StringFlag{Name: "horizon", Usage: "last grid time: a duration such as 15m, or seconds; mass beyond it is the stuck share", DefaultText: "the largest time"},
 			&cli.Float64Flag{Name: "holdout", Usage: "share of rows held out to report the held-out log-likelihood and Kolmogorov–Smirnov distance"},
@@ -472,6 +485,7 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 				Plot:    c.String("plot"),
 				Format:  c.String("format"),
 				Out:     c.String("output"),
+				Batches: batchesOf(c),
 			}.Run(stdout, stderr)
 		},
 	}

@@ -13,13 +13,16 @@ import (
 // item (still pending when observation ended) the time is its age then.
 // Censored and Weights are nil when no item is censored and every item
 // weighs 1 (binned input carries counts as weights). Segment, when not nil,
-// gives each item's segment as an index into SegmentNames.
+// gives each item's segment as an index into SegmentNames. Created, when
+// not nil, gives each item's creation instant in Unix nanoseconds (UTC):
+// inputs with timestamps carry it.
 type Sample struct {
 	Times        []float64
 	Censored     []bool
 	Weights      []float64
 	Segment      []int32
 	SegmentNames []string
+	Created      []int64
 }
 
 // Len returns the number of items.

@@ -300,6 +300,9 @@ func (c Compare) Run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkClocked(users, parts[0].Sample); err != nil {
+		return err
+	}
 	opt := optimize.ScoreOptions{Ages: ages, Seed: c.Seed, Draws: c.Draws}
 	// Each part gets its own fit, its own optimum and its own tuned
 	// families: what the comparison would be on its rows alone.
@@ -380,7 +383,7 @@ func (c Compare) score(pt part, a *arena, entries []entry, warnings []string, op
 	r.rows = make([]report.Row, len(entries))
 	for i, e := range entries {
 		scheds[i] = e.Schedule
-		r.scores[i] = optimize.ScoreSchedule(e.Schedule, a.testItems, opt)
+		r.scores[i] = scoringOf(a.test, a.testItems).score(e.Schedule, opt)
 		r.rows[i] = report.NewRow(r.scores[i], labels, nil)
 		r.rows[i].Segment = pt.Name
 	}
@@ -392,7 +395,7 @@ func (c Compare) score(pt part, a *arena, entries []entry, warnings []string, op
 	}
 	if c.InSample && a.heldOut {
 		for _, e := range entries {
-			row := report.NewRow(optimize.ScoreSchedule(e.Schedule, a.trainItems, opt), labels, nil)
+			row := report.NewRow(scoringOf(a.train, a.trainItems).score(e.Schedule, opt), labels, nil)
 			row.Segment = pt.Name
 			r.inRows = append(r.inRows, row)
 		}

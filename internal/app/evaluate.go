@@ -64,6 +64,9 @@ func (e Evaluate) Run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkClocked(scheds, sample); err != nil {
+		return err
+	}
 	parts, err := e.Input.parts(sample, stderr)
 	if err != nil {
 		return err
@@ -78,13 +81,14 @@ func (e Evaluate) Run(stdout, stderr io.Writer) error {
 	// segment would meet.
 	tables, err := eachPart(parts, func(pt part) (scored, error) {
 		items := itemsOf(pt.Sample)
+		rows := scoringOf(pt.Sample, items)
 		t := scored{part: pt, rows: make([]report.Row, len(scheds)), scores: make([]optimize.Score, len(scheds))}
 		for i, s := range scheds {
 			var polls []time.Duration
 			if e.Polls {
 				polls = s.Polls()
 			}
-			t.scores[i] = optimize.ScoreSchedule(s, items, opt)
+			t.scores[i] = rows.score(s, opt)
 			t.rows[i] = report.NewRow(t.scores[i], labels, polls)
 			t.rows[i].Segment = pt.Name
 		}

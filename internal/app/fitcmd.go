@@ -26,6 +26,7 @@ type Fit struct {
 	Plot    string // plot file, or "" (one per segment: see plotPaths)
 	Format  string // json (the default when empty) or csv
 	Out     string
+	Batches Batches
 }
 
 // fitJSON is the fit command's output: the overall density's keys at the
@@ -34,6 +35,8 @@ type fitJSON struct {
 	*fit.Density
 	Input    *ingest.Report          `json:"input,omitempty"`
 	Segments map[string]*fit.Density `json:"segments,omitempty"`
+	// WallClock is what was found about wall-clock batches in all items.
+	WallClock *clockJSON `json:"wall_clock,omitempty"`
 }
 
 // Run estimates the distribution and writes it as JSON or CSV.
@@ -50,6 +53,10 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 	if err := f.Options.Check(); err != nil {
 		return &UsageError{err}
 	}
+	batches, err := f.Batches.parse()
+	if err != nil {
+		return err
+	}
 	if f.Dist != "" && len(f.Input.Paths) > 0 {
 		return Usagef("--dist gives the distribution instead of data: give --dist or --input, not both")
 	}
@@ -59,7 +66,11 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 		}
 	}
 	var out fitJSON
+	var clockLine string // what was found about wall-clock batches
 	if f.Dist != "" {
+		if f.Batches.Period != "" && f.Batches.Period != "off" {
+			return Usagef("--batch-period needs data: wall-clock batches are found in settle instants, which a --dist model has not")
+		}
 		d, err := distDensity(f.Dist, f.Options)
 		if err != nil {
 			return err
@@ -91,6 +102,10 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 			return err
 		}
 		out.Density = ds[0]
+		if bf := batches.find(sample); bf != nil {
+			out.WallClock = bf.json()
+			clockLine = bf.String()
+		}
 		for i, pt := range parts[1:] {
 			if out.Segments == nil {
 				out.Segments = map[string]*fit.Density{}
@@ -136,6 +151,9 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr)
 		for _, w := range d.Warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
+		if clockLine != "" {
+			fmt.Fprintln(stderr, clockLine)
 		}
 	}
 	if f.Format == "csv" {

@@ -178,6 +178,43 @@ func itemsOf(s *ingest.Sample) *optimize.Items {
 	return optimize.NewItems(s.Times, s.Censored, s.Weights)
 }
 
+// scoring is a sample prepared for scoring schedules: its items for
+// age-indexed schedules and, made on first use, its items with creation
+// instants for schedules with a wall-clock phase.
+type scoring struct {
+	items  *optimize.Items
+	sample *ingest.Sample
+	timed  *optimize.Timed
+}
+
+func scoringOf(s *ingest.Sample, items *optimize.Items) *scoring {
+	return &scoring{items: items, sample: s}
+}
+
+// score scores s on the sample: item by item on their own creation
+// instants when s has a wall-clock phase (optimize.ScoreTimed; callers
+// check first that the sample has them, see checkClocked).
+func (sc *scoring) score(s optimize.Schedule, opt optimize.ScoreOptions) optimize.Score {
+	if s.Clocked() && sc.sample != nil && sc.sample.Created != nil {
+		if sc.timed == nil {
+			sc.timed = timedOf(sc.sample)
+		}
+		return optimize.ScoreTimed(s, sc.timed, opt)
+	}
+	return optimize.ScoreSchedule(s, sc.items, opt)
+}
+
+// checkClocked refuses to score a schedule with a wall-clock phase on a
+// sample without creation instants: its polls depend on them.
+func checkClocked(scheds []optimize.Schedule, s *ingest.Sample) error {
+	for _, sch := range scheds {
+		if sch.Clocked() && s != nil && s.Created == nil {
+			return Usagef("schedule %q polls on the wall clock, so its polls depend on when each item was created: give the creation or settle timestamps (--start, or --end with --column)", sch.String())
+		}
+	}
+	return nil
+}
+
 var errNoSchedule = errors.New("no schedule given: pass --schedule SPEC or FILE (e.g. --schedule 'every 2s until 2m')")
 
 // SplitList splits a comma-separated flag value, trimming spaces and

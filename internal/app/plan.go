@@ -29,6 +29,9 @@ type Plan struct {
 	InSample bool   // score on the rows fitted on (and all of them)
 	Plot     string // timeline plot file, or "" (one per segment: see plotPaths)
 	Out      string // also write the schedule JSON document here
+	Batches  Batches
+
+	batches batchSettings // Batches parsed by Run
 }
 
 // section is the plan of one segment (or of all the data).
@@ -53,6 +56,26 @@ type section struct {
 	// Train and Test are the rows fitted and scored on (the same sample
 	// when scored in-sample).
 	Train, Test *ingest.Sample
+	// Batches is what was found about wall-clock batches; nil when not
+	// looked for (--batch-period off, or a model).
+	Batches *batchFinding
+	// Clock is the wall-clock schedule when it beats the age-only one on
+	// the rows fitted; it is then the derived schedule, and Derived the
+	// age-only one. ClockNote says how the two compared.
+	Clock     *optimize.ClockResult
+	ClockNote string
+	// ClockLag is the wall-clock schedule's figures on the rows fitted and
+	// on the rows scored on.
+	ClockFit, ClockTest *optimize.Score
+}
+
+// schedule returns the section's derived schedule: the wall-clock one
+// when taken, else the age-only one.
+func (s *section) schedule() optimize.Schedule {
+	if s.Clock != nil {
+		return s.Clock.Schedule
+	}
+	return s.Derived.Result.Schedule
 }
 
 // Run fits, derives and scores, and prints the plan.
@@ -76,7 +99,13 @@ func (p Plan) Run(stdout, stderr io.Writer) error {
 	if !(p.Holdout >= 0 && p.Holdout < 1) {
 		return Usagef("--holdout %v: want a share in [0, 1)", p.Holdout)
 	}
+	if p.batches, err = p.Batches.parse(); err != nil {
+		return err
+	}
 	if p.Dist != "" {
+		if p.batches.period > 0 {
+			return Usagef("--batch-period needs data: wall-clock batches are found in settle instants, which a --dist model has not")
+		}
 		if len(p.Input.Paths) > 0 {
 			return Usagef("--dist gives the distribution instead of data: give --dist or --input, not both")
 		}
@@ -133,9 +162,9 @@ func (p Plan) runModel(stdout io.Writer, ages []time.Duration, labels []string) 
 // plot (with --plot), and the report.
 func (p Plan) write(stdout, stderr io.Writer, secs []*section, rep *ingest.Report) error {
 	all := secs[0]
-	doc := export.Document{Schedule: all.Derived.Result.Schedule, Meta: planMeta(all)}
+	doc := export.Document{Schedule: all.schedule(), Meta: planMeta(all)}
 	for _, s := range secs[1:] {
-		doc.Segments = append(doc.Segments, export.Segment{Name: s.Segment, Schedule: s.Derived.Result.Schedule, Meta: planMeta(s)})
+		doc.Segments = append(doc.Segments, export.Segment{Name: s.Segment, Schedule: s.schedule(), Meta: planMeta(s)})
 	}
 	if p.Out != "" {
 		if err := writeDocument(p.Out, stdout, doc); err != nil {
@@ -213,9 +242,19 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		return nil, err
 	}
 	sec := &section{Segment: segment, Density: d, Derived: der, Note: note, HorizonNote: hnote, Train: train, Test: test}
-	derivedSched := der.Result.Schedule
+	if model == nil {
+		if sec.Batches = p.batches.find(train); sec.Batches != nil && sec.Batches.Found {
+			planClock(sec, dist, sv)
+		}
+	}
+	derivedSched := sec.schedule()
 	derivedSched.Name = "pollfit"
 	scheds := []optimize.Schedule{derivedSched}
+	if sec.Clock != nil {
+		age := der.Result.Schedule
+		age.Name = "age-only"
+		scheds = append(scheds, age)
+	}
 	if der.Exact != nil && der.Exact != der.Result {
 		ex := der.Exact.Schedule
 		ex.Name = "exact"
@@ -229,37 +268,100 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		}
 		scheds = append(scheds, ref)
 	}
-	fixed, err := fixedLike(derivedSched, o)
+	_, stuck := derivedSched.StuckPollsRange()
+	fixed, err := fixedLike(stuck, o)
 	if err == nil {
 		scheds = append(scheds, fixed)
 	}
-	items := itemsOf(test)
+	items, timed := itemsOf(test), timedOf(test)
 	ages, labels = HorizonAges(ages, labels, o.Horizon)
 	sec.Ages, sec.Labels = ages, labels
 	opt := optimize.ScoreOptions{Ages: ages, Seed: p.Seed}
 	for _, s := range scheds {
-		sec.Rows = append(sec.Rows, report.NewRow(optimize.ScoreSchedule(s, items, opt), labels, nil))
+		sc := optimize.ScoreSchedule(s, items, opt)
+		if s.Clocked() && timed != nil {
+			sc = optimize.ScoreTimed(s, timed, opt)
+		}
+		sec.Rows = append(sec.Rows, report.NewRow(sc, labels, nil))
 	}
 	sec.Schedules = scheds
-	if model == nil {
+	switch {
+	case sec.Clock != nil:
+		se := optimize.ScoreOptions{Ages: []time.Duration{}, LagSE: true}
+		fitted, held := optimize.ScoreTimed(sec.Clock.Schedule, timedOf(train), se), optimize.ScoreTimed(sec.Clock.Schedule, timed, se)
+		sec.ClockFit, sec.ClockTest = &fitted, &held
+	case model == nil:
 		sec.Lag = scoreLag(d, der.Result, test, train, o, p.Seed)
 	}
 	return sec, nil
 }
 
-// fixedLike returns the fixed-interval schedule that spends the stuck
-// polls of s over the horizon of o as closely as it can without exceeding
+// clockGain is how much lower, as a share, the wall-clock schedule's mean
+// lag on the rows fitted must be for plan to take it over the age-only one.
+const clockGain = 0.05
+
+// planClock derives the wall-clock schedule of the section's batches
+// (optimize.PlanClock, on the rows fitted with their creation instants)
+// and takes it when its mean lag on those rows is clockGain below the
+// age-only schedule's within the budget.
+func planClock(sec *section, dist optimize.Distribution, sv Solve) {
+	r := sec.Derived.Result
+	phases := max(sv.Phases, 0)
+	td := timedOf(sec.Train)
+	cr, err := optimize.PlanClock(dist, sv.Budget, optimize.ClockOptions{Options: r.Options, Phases: phases}, td, sec.Batches.Clock.Period)
+	if err != nil {
+		sec.ClockNote = "no wall-clock schedule: " + solveError(err).Error()
+		return
+	}
+	age := optimize.ScoreTimed(r.Schedule, td, optimize.ScoreOptions{Ages: []time.Duration{}})
+	in := cr.InSample
+	spend := max(age.MeanPolls, sv.Budget.MeanPolls) * 1.01
+	if in.MeanLag < (1-clockGain)*age.MeanLag && in.MeanPolls <= spend {
+		sec.Clock = cr
+		sec.ClockNote = fmt.Sprintf("on the rows fitted: mean lag %s at %.3g mean polls, the age-only schedule's %s at %.3g",
+			formatSeconds(in.MeanLag), in.MeanPolls, formatSeconds(age.MeanLag), age.MeanPolls)
+		return
+	}
+	sec.ClockNote = fmt.Sprintf("the age-only schedule is kept: on the rows fitted the wall-clock schedule %s has mean lag %s at %.3g mean polls, the age-only one %s at %.3g",
+		cr.Schedule, formatSeconds(in.MeanLag), in.MeanPolls, formatSeconds(age.MeanLag), age.MeanPolls)
+}
+
+// fixedLike returns the fixed-interval schedule that spends stuck
+// polls over the horizon of o as closely as it can without exceeding
 // them, with a gap no smaller than o's min gap: the smallest such gap, in
 // whole milliseconds (optimize.Tune). It fails when even one gap of the
 // whole horizon spends more.
-func fixedLike(s optimize.Schedule, o optimize.Options) (optimize.Schedule, error) {
+func fixedLike(stuck int, o optimize.Options) (optimize.Schedule, error) {
 	t, err := optimize.Tune(optimize.Family{Name: "fixed", Growth: optimize.Fixed, MinGap: o.MinGap}, o.Horizon,
-		optimize.Budget{StuckPolls: max(2, s.StuckPolls())}, nil, optimize.ScoreOptions{})
+		optimize.Budget{StuckPolls: max(2, stuck)}, nil, optimize.ScoreOptions{})
 	return t.Schedule, err
+}
+
+// polls writes a count of polls, or a range of them.
+func polls(lo, hi int) string {
+	if lo == hi {
+		return strconv.Itoa(lo)
+	}
+	return fmt.Sprintf("%d–%d", lo, hi)
 }
 
 // planMeta is what the schedule document carries about how it was made.
 func planMeta(s *section) json.RawMessage {
+	if c := s.Clock; c != nil {
+		lo, hi := c.Schedule.StuckPollsRange()
+		m := map[string]any{
+			"method":            "wall-clock",
+			"period_ms":         float64(c.Period) / 1e6,
+			"switch_ms":         float64(c.Switch) / 1e6,
+			"fitted_lag_s":      c.InSample.MeanLag,
+			"fitted_polls":      c.InSample.MeanPolls,
+			"stuck_polls_least": lo,
+			"stuck_polls_most":  hi,
+			"age_phases":        c.Age.Phases,
+		}
+		b, _ := json.Marshal(m)
+		return b
+	}
 	r := *s.Derived.Result
 	if s.Derived.Exact != nil {
 		r.Optimum = &s.Derived.Exact.Expected
@@ -294,15 +396,41 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 	for _, a := range d.Atoms {
 		fmt.Fprintf(w, "   %s: %s\n", a.Kind(), a)
 	}
+	if s.Batches != nil {
+		fmt.Fprintf(w, "   %s\n", s.Batches)
+	}
 	phases := fmt.Sprintf("%d phases", r.Phases)
 	if r.Method != "phased" {
 		phases = r.Method
 	}
 	o := r.Options
-	fmt.Fprintf(w, "\nschedule (%s; budget %s; horizon %s; min gap %s; grid %s):\n  %s\n", phases, budgetText(p.Solve.Budget),
-		optimize.FormatDuration(o.Horizon), optimize.FormatDuration(o.MinGap), optimize.FormatDuration(o.Resolution), r.Schedule)
-	if s.HorizonNote != "" {
-		fmt.Fprintf(w, "  %s\n", s.HorizonNote)
+	settings := fmt.Sprintf("budget %s; horizon %s; min gap %s; grid %s", budgetText(p.Solve.Budget),
+		optimize.FormatDuration(o.Horizon), optimize.FormatDuration(o.MinGap), optimize.FormatDuration(o.Resolution))
+	if c := s.Clock; c != nil {
+		lo, hi := c.Schedule.StuckPollsRange()
+		fmt.Fprintf(w, "\nschedule (%d age phases, then after each %s boundary; %s):\n  %s\n", c.Age.Phases,
+			optimize.FormatDuration(c.Period), settings, c.Schedule)
+		if s.HorizonNote != "" {
+			fmt.Fprintf(w, "  %s\n", s.HorizonNote)
+		}
+		fmt.Fprintf(w, "  %s\n", s.ClockNote)
+		if t := s.ClockTest; t.HasData && s.Test != s.Train {
+			fmt.Fprintf(w, "held-out: mean lag %s on %s rows caught (±%s); %s on the rows fitted\n",
+				formatSeconds(t.MeanLag), formatCount(t.NCaught), formatSeconds(t.MeanLagSE), formatSeconds(s.ClockFit.MeanLag))
+		}
+		fmt.Fprintf(w, "stuck polls: %s, by when the item was created\n", polls(lo, hi))
+		for _, warn := range c.Warnings {
+			fmt.Fprintf(w, "warning: %s\n", warn)
+		}
+		fmt.Fprintf(w, "\nbest age-only schedule (%s):\n  %s\n", phases, r.Schedule)
+	} else {
+		fmt.Fprintf(w, "\nschedule (%s; %s):\n  %s\n", phases, settings, r.Schedule)
+		if s.HorizonNote != "" {
+			fmt.Fprintf(w, "  %s\n", s.HorizonNote)
+		}
+		if s.ClockNote != "" {
+			fmt.Fprintf(w, "  %s\n", s.ClockNote)
+		}
 	}
 	fmt.Fprintf(w, "expected: mean lag %s, %d stuck polls, %.3g mean polls, caught %.1f%%\n",
 		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught)
@@ -360,6 +488,7 @@ type planJSON struct {
 	Note     string                 `json:"scored_on"`
 	Omitted  []string               `json:"not_scored,omitempty"` // reference schedules that stop before the horizon
 	Segments map[string]segmentJSON `json:"segments,omitempty"`
+	Clock                           // wall-clock batches and schedule
 	Input    *ingest.Report         `json:"input"`
 	Check                           // the fit's distances from the data, the mean lag check
 }
@@ -369,6 +498,23 @@ type segmentJSON struct {
 	Note    string       `json:"scored_on"`
 	Omitted []string     `json:"not_scored,omitempty"`
 	Check
+	Clock
+}
+
+// Clock is what plan's JSON says about wall-clock batches: what was found
+// and how the wall-clock schedule compared with the age-only one.
+type Clock struct {
+	WallClock *clockJSON `json:"wall_clock,omitempty"`
+	Note      string     `json:"wall_clock_note,omitempty"`
+	AgeOnly   string     `json:"age_only,omitempty"` // the age-only schedule, when the wall-clock one is taken
+}
+
+func clockOf(s *section) Clock {
+	c := Clock{WallClock: s.Batches.json(), Note: s.ClockNote}
+	if s.Clock != nil {
+		c.AgeOnly = s.Derived.Result.Schedule.String()
+	}
+	return c
 }
 
 func (p Plan) writeJSON(w io.Writer, doc export.Document, secs []*section, rep *ingest.Report) error {
@@ -376,12 +522,12 @@ func (p Plan) writeJSON(w io.Writer, doc export.Document, secs []*section, rep *
 	if err := export.JSON(&buf, doc, export.JSONOptions{}); err != nil {
 		return err
 	}
-	out := planJSON{Schedule: buf.Bytes(), Rows: secs[0].Rows, Note: secs[0].Note, Omitted: secs[0].Omitted, Check: checkOf(secs[0]), Input: rep}
+	out := planJSON{Schedule: buf.Bytes(), Rows: secs[0].Rows, Note: secs[0].Note, Omitted: secs[0].Omitted, Check: checkOf(secs[0]), Clock: clockOf(secs[0]), Input: rep}
 	for _, s := range secs[1:] {
 		if out.Segments == nil {
 			out.Segments = map[string]segmentJSON{}
 		}
-		out.Segments[s.Segment] = segmentJSON{Rows: s.Rows, Note: s.Note, Omitted: s.Omitted, Check: checkOf(s)}
+		out.Segments[s.Segment] = segmentJSON{Rows: s.Rows, Note: s.Note, Omitted: s.Omitted, Check: checkOf(s), Clock: clockOf(s)}
 	}
 	return report.JSON(w, out)
 }

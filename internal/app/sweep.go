@@ -156,6 +156,9 @@ func (sw Sweep) Run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkClocked(users, parts[0].Sample); err != nil {
+		return err
+	}
 	// Each part gets its own fit and its own sweep: the frontier of its
 	// rows alone.
 	type swept struct {
@@ -272,7 +275,7 @@ func (sw Sweep) sweep(a *arena, pt part, many bool, budgets []optimize.Budget, b
 		warnings = append(warnings, prefix+w)
 	}
 	for _, s := range users {
-		sc := optimize.ScoreSchedule(s, a.testItems, opt)
+		sc := scoringOf(a.test, a.testItems).score(s, opt)
 		own := sc.StuckPolls
 		if byMean {
 			own = sc.MeanPolls

@@ -88,25 +88,26 @@ func settledInstants(s *ingest.Sample) (settled, created []int64) {
 }
 
 // find looks for, or measures, wall-clock batches in the sample; nil when
-// switched off.
-func (b batchSettings) find(s *ingest.Sample) *batchFinding {
+// switched off, or left at auto on an input without timestamps (durations
+// alone carry no clock). A stated --batch-period without timestamps is a
+// usage error.
+func (b batchSettings) find(s *ingest.Sample) (*batchFinding, error) {
 	if b.off {
-		return nil
+		return nil, nil
 	}
 	if s.Created == nil {
-		why := "not looked for: the input gives no timestamps (--start, or --end, finds them)"
 		if b.period > 0 {
-			why = "--batch-period needs the items' timestamps: give --start (creation) or --end (settle) columns"
+			return nil, Usagef("--batch-period %s needs the items' timestamps: give --start (creation) and --end (settle) columns, or --batch-period off", optimize.FormatDuration(b.period))
 		}
-		return &batchFinding{Why: why}
+		return nil, nil
 	}
 	settled, created := settledInstants(s)
 	if b.period > 0 {
 		c := fit.MeasureClock(settled, created, b.period, b.offset)
-		return &batchFinding{Clock: c, Found: true, Stated: true}
+		return &batchFinding{Clock: c, Found: true, Stated: true}, nil
 	}
 	c, ok, why := fit.DetectClock(settled, created)
-	return &batchFinding{Clock: c, Found: ok, Why: why}
+	return &batchFinding{Clock: c, Found: ok, Why: why}, nil
 }
 
 // String says what was found, in one line.

@@ -102,7 +102,11 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 			return err
 		}
 		out.Density = ds[0]
-		if bf := batches.find(sample); bf != nil {
+		bf, err := batches.find(sample)
+		if err != nil {
+			return err
+		}
+		if bf != nil {
 			out.WallClock = bf.json()
 			clockLine = bf.String()
 		}

@@ -243,7 +243,10 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	}
 	sec := &section{Segment: segment, Density: d, Derived: der, Note: note, HorizonNote: hnote, Train: train, Test: test}
 	if model == nil {
-		if sec.Batches = p.batches.find(train); sec.Batches != nil && sec.Batches.Found {
+		if sec.Batches, err = p.batches.find(train); err != nil {
+			return nil, err
+		}
+		if sec.Batches != nil && sec.Batches.Found {
 			planClock(sec, dist, sv)
 		}
 	}

@@ -161,14 +161,14 @@ const perSegmentPlot = "; with --segment, one more per segment, named FILE-SEGME
 func inputFlags() []cli.Flag {
 	return inCategory(catInput, []cli.Flag{
 		&cli.StringSliceFlag{Name: "input", Aliases: []string{"i"}, Usage: "settle times: a CSV (.csv, .csv.gz) or Parquet `FILE`, a glob, a directory (Hive-partitioned too) or - for stdin; repeatable"},
-		&cli.StringFlag{Name: "column", Aliases: []string{"c"}, Usage: "column holding settle times (bare numbers in --unit, or Go durations such as 1.5s)"},
+		&cli.StringFlag{Name: "column", Aliases: []string{"c"}, Usage: "column holding settle times (bare numbers in --unit, or Go durations such as 1.5s); may go with --start or --end, whose timestamps then place each item in time"},
 		&cli.StringFlag{Name: "unit", Usage: "unit of bare numbers: ns, us, ms, s, m, h or d", DefaultText: "from the column name, as in Latency(ms), settle_ms, duration_seconds, elapsedMillis; else s"},
-		&cli.StringFlag{Name: "start", Usage: "instead of --column: the column of creation timestamps (RFC 3339, or epoch numbers with --epoch)"},
-		&cli.StringFlag{Name: "end", Usage: "with --start: the column of settle timestamps; empty means still pending"},
+		&cli.StringFlag{Name: "start", Usage: "the column of creation timestamps (RFC 3339, or epoch numbers with --epoch): with --end, settle times are end − start; with --column, items were created at start"},
+		&cli.StringFlag{Name: "end", Usage: "the column of settle timestamps, empty when still pending: with --start, settle times are end − start; with --column, items were created at end − column (pending ones at --observed-at − column)"},
 		&cli.StringFlag{Name: "epoch", Usage: "numeric timestamps are epoch s, ms, us or ns"},
 		&cli.StringFlag{Name: "status", Usage: "column of outcomes; any terminal outcome, failed included, is a settle"},
 		&cli.StringFlag{Name: "pending", Usage: "comma-separated --status values of items still pending (right-censored)"},
-		&cli.StringFlag{Name: "observed-at", Usage: "when observation ended (RFC 3339, or an epoch number with --epoch): the censoring age of pending rows without a duration"},
+		&cli.StringFlag{Name: "observed-at", Usage: "when observation ended (RFC 3339, or an epoch number with --epoch): the censoring age of pending rows without a duration, or with --end and --column their creation"},
 		&cli.StringFlag{Name: "exclude-status", Usage: "comma-separated --status values whose rows are left out on purpose (counted)"},
 		&cli.StringFlag{Name: "segment", Usage: "column whose values are reported separately (e.g. payment method): a table per segment after all items', a segment column in CSV and JSON, a plot per segment"},
 		&cli.IntFlag{Name: "min-segment-rows", Value: app.DefaultMinSegmentRows, Usage: "fold segments with fewer rows into \"other\""},
@@ -177,7 +177,7 @@ func inputFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "drop-invalid", Usage: "drop rows with empty, non-numeric, infinite, out-of-range or negative values (counted per reason on stderr) instead of failing"},
 		&cli.StringFlag{Name: "negative", Value: "error", Usage: "negative durations and ends before starts (clock skew): error, drop, or zero (set them to 0); counted on stderr"},
 		&cli.StringFlag{Name: "dedupe", Usage: "keep the first row of each value of the id `COLUMN`, drop later ones (counted on stderr)"},
-		&cli.IntFlag{Name: "max-rows", Usage: "fail when the input has more than `N` rows (bins with --binned)", DefaultText: "what the memory available holds at 16 bytes a row"},
+		&cli.IntFlag{Name: "max-rows", Usage: "fail when the input has more than `N` rows (bins with --binned)", DefaultText: "what the memory available holds at 16 bytes a row, 24 with --start or --end"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "do not report row counts and progress on stderr"},
 	})
 }

@@ -135,6 +135,12 @@ var cliCases = []struct {
 	{"issue18_max_rows", "fit|-i|fixtures/payments.csv|-c|settle_s|--max-rows|1000", 1},
 	{"issue18_timestamp_range", "fit|-i|testdata/issue18_timestamps.csv|--start|created_at|--end|settled_at|-q", 1},
 	{"issue18_timestamp_range_dropped", "fit|-i|testdata/issue18_timestamps.csv|--start|created_at|--end|settled_at|--drop-invalid|-o|/dev/null", 0},
+	// Issue 14: a duration column with --start or --end keeps creation
+	// instants; a pending row without end needs --observed-at.
+	{"issue14_end_column", "fit|-i|fixtures/clock.csv|--end|settled_at|--column|settle_s|--status|status|--pending|pending|--observed-at|2025-03-02T01:00:00Z|-o|/dev/null", 0},
+	{"issue14_end_column_no_observed", "fit|-i|fixtures/clock.csv|--end|settled_at|--column|settle_s|--status|status|--pending|pending|-o|/dev/null", 1},
+	{"issue14_three_columns", "fit|-i|fixtures/clock.csv|--start|created_at|--end|settled_at|--column|settle_s", 2},
+	{"issue14_end_alone", "fit|-i|fixtures/clock.csv|--end|settled_at", 2},
 	{"issue18_grid_huge", "fit|-i|fixtures/payments.csv|-c|settle_s|--grid|100000000", 2},
 	{"issue18_bandwidth_huge", "fit|-i|fixtures/payments.csv|-c|settle_s|--bandwidth|1e308", 2},
 	{"issue18_bandwidth_wider_than_data", "fit|-i|fixtures/payments.csv|-c|settle_s|--bandwidth|1000|-q|-o|/dev/null", 2},

@@ -65,7 +65,7 @@ func ReadCSV(r io.Reader, name string, opt ReadOptions) (*Sample, *Report, error
 			size = st.Size()
 		}
 	}
-	m := merger{memLimit: p.memLimit}
+	m := merger{memLimit: p.memLimit, created: p.created}
 	if err := readCSV(r, name, size, p, nil, &m); err != nil {
 		return nil, nil, err
 	}
@@ -187,7 +187,7 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 			guess = min(guess, float64(p.maxRows-m.rep.Read+1))
 		}
 		if m.memLimit > 0 {
-			guess = min(guess, float64(m.memLimit/BytesPerRow))
+			guess = min(guess, float64(m.memLimit/p.bytesPerRow()))
 		}
 		m.reserve(int(guess))
 	}

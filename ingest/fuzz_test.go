@@ -259,6 +259,8 @@ var pqOptions = []ReadOptions{
 	{Column: "wait_ms", Status: "status", Pending: []string{"pending"}, Segment: "method"},
 	{Start: "created_at", End: "settled_at", Status: "status", Pending: []string{"pending"}, ObservedAt: pqT0.Add(time.Hour)},
 	{Column: "wait"},
+	{Start: "created_at", Column: "settle_s", Status: "status", Pending: []string{"pending"}},
+	{End: "settled_at", Column: "wait_ms", Status: "status", Pending: []string{"pending"}, ObservedAt: pqT0.Add(time.Hour), Negative: NegativeZero},
 }
 
 // FuzzParquetMutation: real Parquet files (pqSeeds) with bytes flipped —
@@ -302,6 +304,9 @@ func FuzzParquetMutation(f *testing.F) {
 		}
 		if err := s.Validate(); err != nil {
 			t.Fatalf("the sample read is not valid: %v", err)
+		}
+		if timed := o.Start != "" || o.End != ""; timed != (s.Created != nil) {
+			t.Fatalf("%d creation instants read with start %q, end %q", len(s.Created), o.Start, o.End)
 		}
 	})
 }

@@ -108,10 +108,17 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 		// never yields more items than rows (binned input can: it is
 		// excluded), so the windows do not overlap and m.s.Times, whose
 		// capacity was reserved above, is never reallocated meanwhile.
+		// Creation instants (timestamp input) likewise.
+		if m.created {
+			m.s.Created = regrow(m.s.Created, cap(m.s.Times))
+		}
 		off := len(m.s.Times)
 		for _, u := range units {
 			n := int(files[u.file].rowGroup[u.rg])
 			u.b.times = m.s.Times[off : off : off+n]
+			if m.created {
+				u.b.created = m.s.Created[off : off : off+n]
+			}
 			off += n
 		}
 	}
@@ -595,6 +602,9 @@ func (r *pqReader) read(f *pqFile, rg int, p *plan, b *batch) (err error) {
 	n := int(f.rowGroup[rg])
 	if b.times == nil {
 		b.times = make([]float64, 0, n)
+	}
+	if p.created && b.created == nil {
+		b.created = make([]int64, 0, n)
 	}
 	if p.names[roleSegment] != "" {
 		b.seg = make([]int32, 0, n)

@@ -119,19 +119,26 @@ func (e *ParseError) Unwrap() error { return e.Err }
 
 // ReadOptions says where the settle times are in the input and how to read
 // them. The zero value reads nothing useful: set Column, or Start and End,
-// or Binned.
+// or Column with Start or End, or Binned.
 //
-// A row's settle time is either the value of Column (a duration), or
-// End − Start (two timestamps). A row whose Status is one of Pending is
-// still pending at the end of observation: its time is its age then and
-// it is marked right-censored. Every other status (failed included) is a
-// settle. A row whose Status is one of ExcludeStatus is left out and
-// counted in Report.Excluded.
+// A row's settle time is the value of Column (a duration) when Column is
+// set, else End − Start (two timestamps). Its creation instant
+// (Sample.Created) comes from the timestamps, when there are any:
+//
+//	Start and End      created = Start, settle time End − Start
+//	Start and Column   created = Start, settle time Column
+//	End and Column     created = End − Column, settle time Column
+//	Column alone       no creation instants (Sample.Created is nil)
+//
+// A row whose Status is one of Pending is still pending at the end of
+// observation: its time is its age then and it is marked right-censored.
+// Every other status (failed included) is a settle. A row whose Status is
+// one of ExcludeStatus is left out and counted in Report.Excluded.
 type ReadOptions struct {
 	// Column is the name of the duration column: bare integer or decimal
 	// numbers in Unit, Go duration strings ("1.5s", "2m"), or a Parquet
-	// integer, floating or duration column. Leave it empty when Start and
-	// End are set.
+	// integer, floating or duration column. It may be set with one of
+	// Start and End, which then place each item in time, not with both.
 	Column string
 	// Unit is the unit of bare numbers in Column and in binned bounds.
 	// 0 means the unit the column's name says (UnitInName: "Latency(ms)",
@@ -160,11 +167,15 @@ type ReadOptions struct {
 	// character other than '"', '\r' and '\n'.
 	Delimiter rune
 
-	// Start and End name two timestamp columns; the settle time is
-	// End − Start. Text timestamps are RFC 3339, with or without
-	// fractional seconds, 'T' or ' ' between date and time, and an
-	// optional zone (none means UTC); with Epoch set they are epoch
-	// numbers. Parquet timestamp columns are read as they are.
+	// Start and End name timestamp columns: of creation and of settling.
+	// With both, the settle time is End − Start; with Column, one of them
+	// places the item in time (Sample.Created). Text timestamps are RFC
+	// 3339, with or without fractional seconds, 'T' or ' ' between date
+	// and time, and an optional zone (none means UTC); with Epoch set they
+	// are epoch numbers. Parquet timestamp and date columns are read as
+	// they are. A creation instant beyond the range of Unix nanoseconds in
+	// an int64, or, with Start and Column, a settle instant beyond it, is
+	// ErrOutOfRange.
 	Start, End string
 	// Epoch is the unit of numeric timestamps (Second, Millisecond,
 	// Microsecond or Nanosecond since 1970-01-01 UTC); 0 means timestamps
@@ -172,16 +183,19 @@ type ReadOptions struct {
 	Epoch Unit
 
 	// Status names the outcome column. Empty means no column: then, with
-	// Start and End, a row with an empty End is pending.
+	// End, a row with an empty End is pending.
 	Status string
 	// Pending lists the Status values of rows still pending at the end of
 	// observation (right-censored). Their age is, in order of preference:
 	// the duration in Column; End − Start when End is not empty;
-	// ObservedAt − Start.
+	// ObservedAt − Start. With End and Column, a pending row with an
+	// empty End was created at ObservedAt − its duration (the duration is
+	// its age when observation ended).
 	Pending []string
 	// ObservedAt is when observation ended (the log's export time); the
 	// zero value means unknown, and a pending row that needs it is an
-	// error (ErrNoObservation).
+	// error (ErrNoObservation): with Start and End, for its age; with End
+	// and Column, for its creation instant.
 	ObservedAt time.Time
 	// ExcludeStatus lists Status values whose rows are left out on
 	// purpose (counted in Report.Excluded), such as "cancelled".
@@ -217,15 +231,23 @@ type ReadOptions struct {
 // BytesPerRow is the memory a row read may take, all of pollfit's work on
 // it included (docs/performance.md measures it): the sample holds 8 bytes
 // a row for its time, 1 for the censoring flag and 4 for the segment.
+// Input with timestamps (ReadOptions.Start or End) holds each item's
+// creation instant too: CreatedBytesPerRow more.
 const BytesPerRow = 16
+
+// CreatedBytesPerRow is what Sample.Created adds to BytesPerRow: an int64
+// a row, on input with timestamps only.
+const CreatedBytesPerRow = 8
 
 // memAvailable is systemMemAvailable, a variable for tests.
 var memAvailable = systemMemAvailable
 
-// DefaultMaxRows returns the default of ReadOptions.MaxRows: the rows the
-// memory available now holds at BytesPerRow bytes each (the kernel's
-// estimate, within the memory cgroup's limit), or 0, no limit, where
-// that is unknown (outside Linux).
+// DefaultMaxRows returns the default of ReadOptions.MaxRows for input
+// without timestamps: the rows the memory available now holds at
+// BytesPerRow bytes each (the kernel's estimate, within the memory
+// cgroup's limit), or 0, no limit, where that is unknown (outside Linux).
+// Input with timestamps is allowed the rows that BytesPerRow +
+// CreatedBytesPerRow bytes each hold.
 func DefaultMaxRows() int {
 	return int(memAvailable() / BytesPerRow)
 }

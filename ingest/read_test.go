@@ -431,8 +431,10 @@ func TestReadOptionsMisuse(t *testing.T) {
 		opt  ReadOptions
 		want string
 	}{
-		{ReadOptions{}, "set a duration column, or both start and end columns (--column, or --start and --end)"},
-		{ReadOptions{Column: "a", Start: "b", End: "c"}, "set either a duration column or start and end columns (--column, or --start and --end), not both"},
+		{ReadOptions{}, "set a duration column (--column), or start and end columns (--start and --end), or a duration column with one of them"},
+		{ReadOptions{Column: "a", Start: "b", End: "c"}, "a duration column goes with a start or an end column, not both: set --column with --start or --end, or --start and --end"},
+		{ReadOptions{Start: "b"}, "a start column alone gives no settle time: add the end column (--end) or a duration column (--column)"},
+		{ReadOptions{End: "c"}, "an end column alone gives no settle time: add the start column (--start) or a duration column (--column)"},
 		{ReadOptions{Column: "a", Pending: []string{"p"}}, "pending and excluded values need a status column (--status)"},
 		{ReadOptions{Column: "a", Delimiter: '"'}, `delimiter '"': want one ASCII character other than a quote or line break`},
 		{ReadOptions{Column: "a", Status: "s", Pending: []string{"x"}, ExcludeStatus: []string{"x"}}, `status "x" is both pending and excluded`},
@@ -453,6 +455,8 @@ func FuzzReadCSV(f *testing.F) {
 		"settle_s\n1\n2.5\n", "a,settle_s\r\nx,\"1\"\r\n", "settle_s\n\"1\n\"\n", "\ufeffsettle_s,b\n1,\"a,\"\"b\"\n",
 		"settle_s\n1e3\n-1\nNaN\n1h\n", "x\n", "", "settle_s\n\"", "settle_s,m\n1,a\n2,b\n3,\n",
 		"settle_s,m\n1,a\n-0.5,b\n1,a\n2,a\n", "m,settle_s\n\"a\",-1e-3\n\"a\",1\r\na,1\n",
+		"created_at,settled_at,settle_s,status\n2025-03-01T00:00:00Z,2025-03-01T00:00:01.5Z,1.5,ok\n2025-03-01 00:00:02.25+01:00,,3,pending\n" +
+			"1677-09-22T00:00:00Z,1677-09-22T00:00:00Z,48h,ok\n2262-04-10T00:00:00Z,,-1,pending\n2025-03-01T00:00:09Z,2025-03-01T00:00:08.5Z,-0.5,ok\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -523,7 +527,60 @@ func FuzzReadCSV(f *testing.F) {
 				}
 			}
 		}
+		fuzzCreated(t, data)
 	})
+}
+
+// fuzzObserved is the observation time of fuzzCreated's reads.
+var fuzzObserved = time.Date(2025, 3, 2, 1, 0, 0, 0, time.UTC)
+
+// fuzzCreated checks, for FuzzReadCSV, the forms with timestamps (issue
+// 14): each gives one creation instant an item, the same in small blocks
+// as in one, settle instants Created + Times that fit an int64, and what
+// it read, written as creation instants (RFC 3339) and settle times,
+// reads back the same by start and duration.
+func fuzzCreated(t *testing.T, data []byte) {
+	for _, o := range []ReadOptions{
+		{Start: "created_at", End: "settled_at", ObservedAt: fuzzObserved},
+		{Start: "created_at", Column: "settle_s", Negative: NegativeZero},
+		{End: "settled_at", Column: "settle_s", ObservedAt: fuzzObserved, Negative: NegativeDrop},
+		{End: "settled_at", Column: "settle_s", Status: "status", Pending: []string{"pending"}, Negative: NegativeZero, Dedupe: "settle_s"},
+	} {
+		o.DropInvalid = true
+		s, rep, err := ReadCSV(bytes.NewReader(data), "fuzz", o)
+		chunkSize = 5
+		s2, _, err2 := ReadCSV(bytes.NewReader(data), "fuzz", o)
+		chunkSize = 1 << 21
+		if (err == nil) != (err2 == nil) || (err == nil && (!slices.Equal(s.Times, s2.Times) || !slices.Equal(s.Created, s2.Created))) {
+			t.Fatalf("%+v: small blocks differ: %v vs %v", o, err, err2)
+		}
+		if err != nil {
+			continue
+		}
+		if len(s.Created) != len(s.Times) || rep.Read != rep.Used+rep.Excluded+rep.DroppedTotal() {
+			t.Fatalf("%+v: %d creation instants for %d items; report %v", o, len(s.Created), len(s.Times), rep)
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatalf("%+v: %v", o, err)
+		}
+		var out bytes.Buffer
+		out.WriteString("created_at,settle_s\n")
+		for i, c := range s.Created {
+			if end := c + int64(math.Round(s.Times[i]*1e9)); o.Column != "" && end < c {
+				t.Fatalf("%+v: item %d: created %d + %v s overflows", o, i, c, s.Times[i])
+			}
+			fmt.Fprintf(&out, "%s,%s\n", time.Unix(0, c).UTC().Format(time.RFC3339Nano), formatFloat(s.Times[i]))
+		}
+		// By start and end, Times is End − Start rounded to a float64: the
+		// settle instant Start + Times may then be a few ns past 2262.
+		back, brep, err := ReadCSV(&out, "fuzz-back", ReadOptions{Start: "created_at", Column: "settle_s", DropInvalid: true})
+		if err != nil || (brep.DroppedTotal() > 0 && (o.Column != "" || brep.DroppedTotal() != brep.Dropped["out of range"])) {
+			t.Fatalf("%+v: reading back: %v, %v", o, err, brep)
+		}
+		if brep.DroppedTotal() == 0 && (!slices.Equal(back.Times, s.Times) || !slices.Equal(back.Created, s.Created)) {
+			t.Fatalf("%+v: round trip: %v %v, want %v %v", o, back.Times, back.Created, s.Times, s.Created)
+		}
+	}
 }
 
 func mustGlob(p string) []string {

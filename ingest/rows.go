@@ -138,6 +138,7 @@ type plan struct {
 	zeroNeg  bool     // ReadOptions.Negative is NegativeZero
 	cleaning bool     // dedupe or zeroNeg: plan.clean has work
 
+	created     bool  // the rows have timestamps: items get Sample.Created
 	epochNs     int64 // nanoseconds per epoch unit; 0 means text timestamps
 	pending     []string
 	exclude     []string
@@ -176,12 +177,17 @@ func newPlan(opt ReadOptions) (*plan, error) {
 		}
 	} else {
 		switch {
-		case opt.Column != "" && (opt.Start != "" || opt.End != ""):
-			return nil, fmt.Errorf("%w: set either a duration column or start and end columns (--column, or --start and --end), not both", ErrOption)
-		case opt.Column == "" && (opt.Start == "" || opt.End == ""):
-			return nil, fmt.Errorf("%w: set a duration column, or both start and end columns (--column, or --start and --end)", ErrOption)
+		case opt.Column != "" && opt.Start != "" && opt.End != "":
+			return nil, fmt.Errorf("%w: a duration column goes with a start or an end column, not both: set --column with --start or --end, or --start and --end", ErrOption)
+		case opt.Column == "" && opt.Start == "" && opt.End == "":
+			return nil, fmt.Errorf("%w: set a duration column (--column), or start and end columns (--start and --end), or a duration column with one of them", ErrOption)
+		case opt.Column == "" && opt.End == "":
+			return nil, fmt.Errorf("%w: a start column alone gives no settle time: add the end column (--end) or a duration column (--column)", ErrOption)
+		case opt.Column == "" && opt.Start == "":
+			return nil, fmt.Errorf("%w: an end column alone gives no settle time: add the start column (--start) or a duration column (--column)", ErrOption)
 		}
 		p.names[roleDur], p.names[roleStart], p.names[roleEnd] = opt.Column, opt.Start, opt.End
+		p.created = opt.Start != "" || opt.End != ""
 	}
 	p.names[roleStatus], p.names[roleSegment], p.names[roleID] = opt.Status, opt.Segment, opt.Dedupe
 	p.dedupe, p.hasSeg, p.zeroNeg = opt.Dedupe != "", opt.Segment != "", opt.Negative == NegativeZero
@@ -214,9 +220,18 @@ func newPlan(opt ReadOptions) (*plan, error) {
 	}
 	p.memLimit = memAvailable()
 	if p.maxRows == 0 {
-		p.maxRows = int(p.memLimit / BytesPerRow)
+		p.maxRows = int(p.memLimit / p.bytesPerRow())
 	}
 	return p, nil
+}
+
+// bytesPerRow is the memory a row may take: BytesPerRow, and
+// CreatedBytesPerRow more with timestamps.
+func (p *plan) bytesPerRow() int64 {
+	if p.created {
+		return BytesPerRow + CreatedBytesPerRow
+	}
+	return BytesPerRow
 }
 
 // tooManyRows is the ErrTooManyRows error of an input with more than
@@ -224,7 +239,7 @@ func newPlan(opt ReadOptions) (*plan, error) {
 func (p *plan) tooManyRows(file string, rows int64) error {
 	why := "--max-rows, ReadOptions.MaxRows"
 	if p.opt.MaxRows == 0 {
-		why = fmt.Sprintf("what the memory available, %.3g GiB, holds at %d bytes a row; --max-rows sets another limit", float64(p.memLimit)/(1<<30), BytesPerRow)
+		why = fmt.Sprintf("what the memory available, %.3g GiB, holds at %d bytes a row; --max-rows sets another limit", float64(p.memLimit)/(1<<30), p.bytesPerRow())
 	}
 	return &ParseError{File: file, RowGroup: -1, Err: fmt.Errorf("%w: %d rows or more, above %d (%s): read a sample of the input", ErrTooManyRows, rows, p.maxRows, why)}
 }
@@ -278,6 +293,7 @@ type batch struct {
 	cens     []bool // nil until the first censored row
 	weights  []float64
 	seg      []int32
+	created  []int64 // with timestamps (plan.created): creation instants
 	segNames []string
 	segIdx   map[string]int32
 
@@ -297,7 +313,7 @@ type batch struct {
 	distinct int     // bits set in seen
 	zeroed   int     // negative durations made 0
 	lowest   float64 // the most negative of them
-	first    int64   // the first start instant (epoch timestamps)
+	first    int64   // the first timestamp read (epoch timestamps)
 	hasFirst bool
 
 	// at is the position of the row being read: the CSV line within the
@@ -314,7 +330,7 @@ type batch struct {
 const maxStatuses = 8
 
 func (b *batch) reset() {
-	*b = batch{times: b.times[:0], seg: b.seg[:0], segIdx: b.segIdx, ids: b.ids[:0], sampled: b.sampled[:0], seen: b.seen, bins: b.bins[:0]}
+	*b = batch{times: b.times[:0], seg: b.seg[:0], created: b.created[:0], segIdx: b.segIdx, ids: b.ids[:0], sampled: b.sampled[:0], seen: b.seen, bins: b.bins[:0]}
 	clear(b.segIdx)
 	if b.seen != nil {
 		clear(b.seen[:])
@@ -414,6 +430,7 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 		pending = slices.Contains(p.pending, unsafeString(st))
 	}
 	var t float64
+	var created int64 // with timestamps (p.created)
 	if p.names[roleDur] != "" {
 		var err error
 		if t, err = p.seconds(&c[roleDur]); err != nil {
@@ -425,6 +442,12 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 		if t > MaxSeconds {
 			return roleDur, tooLong(t)
 		}
+		if p.created {
+			var r role
+			if created, pending, r, err = p.place(b, c, t, pending); err != nil {
+				return r, err
+			}
+		}
 	} else {
 		start, err := p.instant(&c[roleStart])
 		if err != nil {
@@ -433,25 +456,12 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 		if !b.hasFirst {
 			b.first, b.hasFirst = start, true
 		}
-		var end int64
-		observed := false
-		switch {
-		case c[roleEnd].kind != cellEmpty && !(c[roleEnd].kind == cellText && len(trimSpace(c[roleEnd].b)) == 0):
-			if end, err = p.instant(&c[roleEnd]); err != nil {
-				return roleEnd, err
-			}
-		case p.names[roleStatus] != "" && !pending:
-			if len(p.pending) == 0 {
-				return roleEnd, fmt.Errorf("%w, and no pending status values are given (--pending)", ErrEmptyValue)
-			}
-			return roleEnd, fmt.Errorf("%w, and status %s is not a pending one (%s)", ErrEmptyValue, quote(trimSpace(c[roleStatus].b)), strings.Join(p.pending, ", "))
-		case !p.hasObserved:
-			return roleEnd, ErrNoObservation
-		default:
-			// No end yet: the row was still pending when observation ended.
-			pending, observed = true, true
-			end = p.observedNs
+		created = start
+		end, observed, err := p.end(c, pending)
+		if err != nil {
+			return roleEnd, err
 		}
+		pending = pending || observed
 		if end < start && !p.zeroNeg {
 			if observed {
 				return roleEnd, fmt.Errorf("%w: observed at %s, started %s", ErrEndBeforeStart, fmtNanos(end), fmtNanos(start))
@@ -483,11 +493,85 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 		}
 	}
 	b.push(t, pending, 1, false, seg, hasSeg)
+	if p.created {
+		b.created = append(b.created, created)
+	}
 	b.used++
 	if pending {
 		b.censored++
 	}
 	return 0, nil
+}
+
+// end reads a row's end timestamp (Unix ns). An empty one is the end of
+// observation (observed is true) for a row whose status is pending, or
+// for every row when there is no status column; an error otherwise, or
+// when the observation time is unknown.
+func (p *plan) end(c *[nRoles]cell, pending bool) (ns int64, observed bool, err error) {
+	switch e := &c[roleEnd]; {
+	case e.kind != cellEmpty && !(e.kind == cellText && len(trimSpace(e.b)) == 0):
+		ns, err = p.instant(e)
+		return ns, false, err
+	case p.names[roleStatus] != "" && !pending:
+		if len(p.pending) == 0 {
+			return 0, false, fmt.Errorf("%w, and no pending status values are given (--pending)", ErrEmptyValue)
+		}
+		return 0, false, fmt.Errorf("%w, and status %s is not a pending one (%s)", ErrEmptyValue, quote(trimSpace(c[roleStatus].b)), strings.Join(p.pending, ", "))
+	case !p.hasObserved && p.names[roleDur] != "":
+		return 0, false, fmt.Errorf("%w: column %s holds its age when observation ended: give when that was (--observed-at), or the creation timestamps (--start)", ErrNoObservation, quote(p.names[roleDur]))
+	case !p.hasObserved:
+		return 0, false, ErrNoObservation
+	}
+	// No end yet: the row was still pending when observation ended.
+	return p.observedNs, true, nil
+}
+
+// place finds the creation instant of a row whose settle time t (in
+// seconds, ≥ 0 unless NegativeZero will make it 0) is a duration, from
+// its start timestamp (created = start) or its end timestamp (created =
+// end − t; an empty end is the end of observation, and makes the row
+// pending). It checks that the instants t apart both fit in Unix
+// nanoseconds in an int64: the settle instant Created + t is then always
+// one too. It returns the role of the column at fault with an error.
+func (p *plan) place(b *batch, c *[nRoles]cell, t float64, pending bool) (created int64, _ bool, _ role, err error) {
+	t = max(t, 0) // NegativeZero makes it 0 (clean)
+	ns, fits := float64(0), true
+	if t > 0 {
+		ns = math.Round(t * 1e9)
+		fits = ns < 1<<63
+	}
+	d := int64(0)
+	if fits {
+		d = int64(ns)
+	}
+	if p.names[roleStart] != "" {
+		start, err := p.instant(&c[roleStart])
+		if err != nil {
+			return 0, pending, roleStart, err
+		}
+		if !b.hasFirst {
+			b.first, b.hasFirst = start, true
+		}
+		if !fits || start+d < start {
+			return 0, pending, roleDur, fmt.Errorf("%w: started %s, a settle time of %s s ends after %s, the last instant of Unix nanoseconds in an int64", ErrOutOfRange, fmtNanos(start), formatFloat(t), fmtNanos(math.MaxInt64))
+		}
+		return start, pending, 0, nil
+	}
+	end, observed, err := p.end(c, pending)
+	if err != nil {
+		return 0, pending, roleEnd, err
+	}
+	if !observed && !b.hasFirst {
+		b.first, b.hasFirst = end, true
+	}
+	if !fits || end-d > end {
+		what := "settled"
+		if observed {
+			what = "observed at"
+		}
+		return 0, pending, roleDur, fmt.Errorf("%w: %s %s, a settle time of %s s starts before %s, the first instant of Unix nanoseconds in an int64", ErrOutOfRange, what, fmtNanos(end), formatFloat(t), fmtNanos(math.MinInt64))
+	}
+	return end - d, pending || observed, 0, nil
 }
 
 // clean does, for a row about to be used with duration t, what Dedupe and
@@ -710,10 +794,11 @@ type merger struct {
 
 	repeats  repeats // rows repeating an earlier row, without Dedupe
 	ids      idSet   // the ids seen, with Dedupe
-	first    int64   // the first start instant read, when hasFirst
+	first    int64   // the first timestamp read, when hasFirst
 	hasFirst bool
 	bins     []placedBin // binned input: every bin read, for the overlap check
 	memLimit int64       // plan.memLimit
+	created  bool        // plan.created: the sample holds Created
 	// typed is the unit of the Parquet duration columns read; untyped
 	// is set when some input's duration column holds bare numbers or
 	// text instead.
@@ -733,7 +818,11 @@ func (m *merger) reserve(n int) {
 	if m.s.Times == nil {
 		m.s.Times = bulk.Make[float64](0, c)
 	}
+	if m.created && m.s.Created == nil {
+		m.s.Created = bulk.Make[int64](len(m.s.Times), c) // len 0: every item has one
+	}
 	m.s.Times = regrow(m.s.Times, c)
+	m.s.Created = regrow(m.s.Created, c)
 	m.s.Censored = regrow(m.s.Censored, c)
 	m.s.Weights = regrow(m.s.Weights, c)
 	m.s.Segment = regrow(m.s.Segment, c)
@@ -762,6 +851,9 @@ func (m *merger) ensure(n int, b *batch) error {
 		if m.s.Segment != nil || b != nil && len(b.seg) > 0 {
 			per += 4
 		}
+		if m.created {
+			per += CreatedBytesPerRow
+		}
 		// In float64: a damaged count can overflow an int64 product.
 		if bytes := float64(c+cap(m.s.Times)) * float64(per); bytes > float64(m.memLimit) {
 			return fmt.Errorf("%w: holding %d items and growing to %d would take %.3g GiB, more than the %.3g GiB of memory available: read a sample of the input",
@@ -784,21 +876,42 @@ func regrow[E any](s []E, c int) []E {
 	return t
 }
 
+// inPlace reports whether src was decoded in place: it starts where dst
+// ends, within dst's capacity (readParquet's windows).
+func inPlace[E any](dst, src []E) bool {
+	n := len(dst)
+	return len(src) > 0 && cap(dst) >= n+len(src) && &dst[:n+1][n] == &src[0]
+}
+
+// appendInPlace appends src to dst, with no copy when src was decoded in
+// place.
+func appendInPlace[E any](dst, src []E) []E {
+	if inPlace(dst, src) {
+		return dst[:len(dst)+len(src)]
+	}
+	return append(dst, src...)
+}
+
 // add merges b into the sample; its error is ErrTooManyRows (ensure).
 func (m *merger) add(b *batch) error {
 	if b.ids != nil {
 		m.dedupe(b)
 	}
 	n0 := len(m.s.Times)
-	if !(len(b.times) > 0 && cap(m.s.Times) >= n0+len(b.times) && &m.s.Times[:n0+1][n0] == &b.times[0]) {
+	if !inPlace(m.s.Times, b.times) {
 		if err := m.ensure(len(b.times), b); err != nil {
 			return err
 		}
 	}
-	if len(b.times) > 0 && cap(m.s.Times) >= n0+len(b.times) && &m.s.Times[:n0+1][n0] == &b.times[0] {
-		m.s.Times = m.s.Times[:n0+len(b.times)] // decoded in place
-	} else {
-		m.s.Times = append(m.s.Times, b.times...)
+	m.s.Times = appendInPlace(m.s.Times, b.times)
+	if m.created {
+		if len(b.created) != len(b.times) {
+			panic(fmt.Sprintf("ingest: a batch of %d items has %d creation instants", len(b.times), len(b.created)))
+		}
+		if m.s.Created == nil {
+			m.s.Created = bulk.Make[int64](n0, cap(m.s.Times))
+		}
+		m.s.Created = appendInPlace(m.s.Created, b.created)
 	}
 	if b.cens != nil && m.s.Censored == nil {
 		m.s.Censored = bulk.Make[bool](n0, cap(m.s.Times))
@@ -923,6 +1036,9 @@ func (m *merger) dedupe(b *batch) {
 			if b.seg != nil {
 				b.seg[k] = b.seg[i]
 			}
+			if b.created != nil {
+				b.created[k] = b.created[i]
+			}
 		}
 		k++
 	}
@@ -932,6 +1048,9 @@ func (m *merger) dedupe(b *batch) {
 	}
 	if b.seg != nil {
 		b.seg = b.seg[:k]
+	}
+	if b.created != nil {
+		b.created = b.created[:k]
 	}
 	b.ids = b.ids[:k]
 }
@@ -979,7 +1098,7 @@ func (m *merger) finish(name string, p *plan) (*Sample, *Report, error) {
 	if len(opt.Pending) > 0 && m.rep.Censored == 0 {
 		m.rep.warn("no row has a pending status (%s in column %q): nothing is censored%s", strings.Join(opt.Pending, ", "), opt.Status, seen)
 	}
-	if !opt.ObservedAt.IsZero() && opt.Column != "" {
+	if !opt.ObservedAt.IsZero() && opt.Column != "" && opt.End == "" {
 		m.rep.warn("the observation time is not used: pending rows' ages come from the duration column %q", opt.Column)
 	}
 	if len(opt.ExcludeStatus) > 0 && m.rep.Excluded == 0 {

@@ -13,9 +13,18 @@ import (
 // item (still pending when observation ended) the time is its age then.
 // Censored and Weights are nil when no item is censored and every item
 // weighs 1 (binned input carries counts as weights). Segment, when not nil,
-// gives each item's segment as an index into SegmentNames. Created, when
-// not nil, gives each item's creation instant in Unix nanoseconds (UTC):
-// inputs with timestamps carry it.
+// gives each item's segment as an index into SegmentNames.
+//
+// Created, when not nil, gives each item's creation instant in Unix
+// nanoseconds (UTC); it is set when the input has timestamps
+// (ReadOptions.Start or End), nil otherwise (a duration column alone,
+// binned input). Item i then settled at
+//
+//	Created[i] + Times[i]·10⁹ ns
+//
+// (rounded to the nanosecond), or, when censored, was still pending then.
+// Every method that copies or filters a sample keeps Created aligned with
+// Times.
 type Sample struct {
 	Times        []float64
 	Censored     []bool
@@ -62,8 +71,8 @@ func (s *Sample) TotalWeight() float64 {
 	return t
 }
 
-// Subset returns the items whose indexes keep returns true for, with the
-// segment labels dropped.
+// Subset returns the items whose indexes keep returns true for, in their
+// order, with the segment labels dropped (creation instants kept).
 func (s *Sample) Subset(keep func(i int) bool) *Sample { return s.pick(keep, false) }
 
 // pick returns the items i with keep(i), sized once (a sample of 10⁷ is
@@ -87,6 +96,9 @@ func (s *Sample) pick(keep func(i int) bool, labels bool) *Sample {
 		out.SegmentNames = s.SegmentNames
 		out.Segment = bulk.Make[int32](0, m)
 	}
+	if s.Created != nil {
+		out.Created = bulk.Make[int64](0, m)
+	}
 	for i := range s.Times {
 		if !keep(i) {
 			continue
@@ -101,6 +113,9 @@ func (s *Sample) pick(keep func(i int) bool, labels bool) *Sample {
 		if out.Segment != nil {
 			out.Segment = append(out.Segment, s.Segment[i])
 		}
+		if out.Created != nil {
+			out.Created = append(out.Created, s.Created[i])
+		}
 	}
 	return out
 }
@@ -108,7 +123,8 @@ func (s *Sample) pick(keep func(i int) bool, labels bool) *Sample {
 // Segments splits the sample by segment. Segments with fewer than minRows
 // items are folded into one segment named "other" (listed in folded). The
 // result is ordered by segment name; it is empty when the sample has no
-// segment labels.
+// segment labels. Each part keeps its items in their order, with their
+// censoring flags, weights and creation instants, without labels.
 func (s *Sample) Segments(minRows int) (names []string, parts []*Sample, folded []string) {
 	if s.Segment == nil {
 		return nil, nil, nil
@@ -147,6 +163,9 @@ func (s *Sample) Segments(minRows int) (names []string, parts []*Sample, folded 
 			if s.Weights != nil {
 				p.Weights = bulk.Make[float64](0, n)
 			}
+			if s.Created != nil {
+				p.Created = bulk.Make[int64](0, n)
+			}
 			byName[name] = p
 			names = append(names, name)
 		}
@@ -156,6 +175,9 @@ func (s *Sample) Segments(minRows int) (names []string, parts []*Sample, folded 
 		}
 		if s.Weights != nil {
 			p.Weights = append(p.Weights, s.Weights[i])
+		}
+		if s.Created != nil {
+			p.Created = append(p.Created, s.Created[i])
 		}
 	}
 	slices.Sort(names)
@@ -170,7 +192,7 @@ func (s *Sample) Segments(minRows int) (names []string, parts []*Sample, folded 
 // ≥ 0, weights finite and ≥ 0.
 func (s *Sample) Validate() error {
 	n := len(s.Times)
-	if (s.Censored != nil && len(s.Censored) != n) || (s.Weights != nil && len(s.Weights) != n) || (s.Segment != nil && len(s.Segment) != n) {
+	if (s.Censored != nil && len(s.Censored) != n) || (s.Weights != nil && len(s.Weights) != n) || (s.Segment != nil && len(s.Segment) != n) || (s.Created != nil && len(s.Created) != n) {
 		return fmt.Errorf("sample columns have different lengths")
 	}
 	for i, t := range s.Times {

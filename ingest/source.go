@@ -62,7 +62,7 @@ func Read(paths []string, opt ReadOptions) (*Sample, *Report, error) {
 	bar := newProgress(opt.Progress, total, "reading")
 	defer bar.done()
 
-	m := merger{memLimit: p.memLimit}
+	m := merger{memLimit: p.memLimit, created: p.created}
 	multi := len(ins) > 1
 	for i := 0; i < len(ins); {
 		if ins[i].parquet {

@@ -14,7 +14,7 @@ import (
 // reproducible: the same sample, holdout and seed give the same parts on
 // every platform (a PCG stream seeded by seed, Fisher–Yates shuffle of
 // the indexes). Each part keeps its items in their original order with
-// their censoring flags, weights and segment labels.
+// their censoring flags, weights, segment labels and creation instants.
 //
 // holdout is the share held out, 0 ≤ holdout < 1; Split panics outside
 // that range (callers check the flag).

@@ -94,8 +94,9 @@ func epochHint(v float64) string {
 	return " (for epoch numbers set --epoch s, ms, us or ns, ReadOptions.Epoch)"
 }
 
-// warnEpoch warns when the first start timestamp, read as epoch numbers,
-// is implausible, naming the unit that makes it plausible.
+// warnEpoch warns when the first timestamp (of the start column, else of
+// the end column), read as epoch numbers, is implausible, naming the unit
+// that makes it plausible.
 func (m *merger) warnEpoch(p *plan) {
 	if p.epochNs == 0 || !m.hasFirst || (m.first >= epochMin && m.first < epochMax) {
 		return
@@ -105,7 +106,11 @@ func (m *merger) warnEpoch(p *plan) {
 	if u := epochUnitOf(raw); u != 0 {
 		fix = fmt.Sprintf(": is it in %s? --epoch %s", u, unitFlag(u))
 	}
-	m.rep.warn("the first start timestamp, %s read as epoch %s, is %s%s", strconv.FormatFloat(raw, 'f', -1, 64), Unit(p.epochNs), fmtYear(m.first), fix)
+	which := "start"
+	if p.names[roleStart] == "" {
+		which = "end"
+	}
+	m.rep.warn("the first %s timestamp, %s read as epoch %s, is %s%s", which, strconv.FormatFloat(raw, 'f', -1, 64), Unit(p.epochNs), fmtYear(m.first), fix)
 }
 
 // fmtYear formats an instant's date for warnings.

@@ -63,7 +63,7 @@ func (in Input) load(stderr io.Writer) (*ingest.Sample, *ingest.Report, error) {
 	}
 	switch {
 	case len(in.Paths) > 0:
-		if in.Read.Column == "" && in.Read.Start == "" && !in.Read.Binned {
+		if in.Read.Column == "" && in.Read.Start == "" && in.Read.End == "" && !in.Read.Binned {
 			return nil, nil, Usagef("--column is required with --input: name the column that holds settle times (or give --start and --end)")
 		}
 		s, rep, err = ingest.Read(in.Paths, in.Read)

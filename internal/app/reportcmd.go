@@ -497,7 +497,7 @@ func duplicatesFact(in Input, rep *ingest.Report) html.Fact {
 // (ingest.Report.Unit and UnitFrom).
 func unitFact(in Input, rep *ingest.Report) html.Fact {
 	o := in.Read
-	if o.Start != "" {
+	if o.Start != "" && o.End != "" {
 		v := "timestamps: " + o.End + " − " + o.Start
 		note := "RFC 3339 text or Parquet timestamps"
 		if o.Epoch != 0 {

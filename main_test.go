@@ -141,6 +141,18 @@ var cliCases = []struct {
 	{"issue14_end_column_no_observed", "fit|-i|fixtures/clock.csv|--end|settled_at|--column|settle_s|--status|status|--pending|pending|-o|/dev/null", 1},
 	{"issue14_three_columns", "fit|-i|fixtures/clock.csv|--start|created_at|--end|settled_at|--column|settle_s", 2},
 	{"issue14_end_alone", "fit|-i|fixtures/clock.csv|--end|settled_at", 2},
+	// Issue 14 must show: plan finds the 5-minute boundaries in the batch
+	// fixture and its wall-clock schedule beats the best age-only one on
+	// the held-out rows at the same mean polls.
+	{"issue14_plan_clock", "plan|-i|fixtures/clock.csv|--start|created_at|--column|settle_s|--status|status|--pending|pending|--mean-polls|6", 0},
+	{"issue14_plan_clock_json", "plan|-i|fixtures/clock.csv|--start|created_at|--column|settle_s|--status|status|--pending|pending|--mean-polls|6|-f|json|-q", 0},
+	{"issue14_plan_clock_off", "plan|-i|fixtures/clock.csv|--start|created_at|--column|settle_s|--status|status|--pending|pending|--mean-polls|6|--batch-period|off|-q", 0},
+	{"issue14_plan_stated", "plan|-i|fixtures/clock.csv|--start|created_at|--column|settle_s|--status|status|--pending|pending|--mean-polls|6|--batch-period|5m|--batch-offset|0s|-q", 0},
+	{"issue14_fit_clock", "fit|-i|fixtures/clock.csv|--start|created_at|--column|settle_s|--status|status|--pending|pending|-o|/dev/null", 0},
+	{"issue14_fit_none", "fit|-i|fixtures/payments.csv|--start|created_at|--column|settle_s|--status|status|--pending|pending|-o|/dev/null", 0},
+	{"issue14_period_without_timestamps", "plan|-i|fixtures/clock.csv|-c|settle_s|--mean-polls|6|--batch-period|5m", 2},
+	{"issue14_evaluate_clock", "evaluate|-i|fixtures/clock.csv|--start|created_at|--column|settle_s|--status|status|--pending|pending|-s|at 3s, exp 1.5s x2 cap 15s until 15s, 4.5s, after each 5m (+1.1s +2.3s +9.3s) until 10m", 0},
+	{"issue14_evaluate_clock_durations", "evaluate|-i|fixtures/clock.csv|-c|settle_s|-s|every 1s until 10s, after each 5m (+1s) until 10m", 2},
 	{"issue18_grid_huge", "fit|-i|fixtures/payments.csv|-c|settle_s|--grid|100000000", 2},
 	{"issue18_bandwidth_huge", "fit|-i|fixtures/payments.csv|-c|settle_s|--bandwidth|1e308", 2},
 	{"issue18_bandwidth_wider_than_data", "fit|-i|fixtures/payments.csv|-c|settle_s|--bandwidth|1000|-q|-o|/dev/null", 2},

@@ -95,7 +95,7 @@ func DetectClock(settled, created []int64) (Clock, bool, string) {
 	}
 	n := len(settled)
 	if n < 100 {
-		return Clock{}, false, fmt.Sprintf("%d settle instants are too few to find batches (want 100)", n)
+		return Clock{}, false, fmt.Sprintf("no wall-clock batches looked for: %d settle instants are too few (want 100)", n)
 	}
 	xs, cs := clockSubsample(settled, created)
 	grain := instantGrain(xs)
@@ -119,7 +119,18 @@ func DetectClock(settled, created []int64) (Clock, bool, string) {
 		bestShare = max(bestShare, pk.share)
 	}
 	if len(all) == 0 {
-		return Clock{Items: len(xs), Grain: grain}, false, fmt.Sprintf("no wall-clock batches: no period from 2s to 24h (that the %s of settle instants span %d times) holds %.0f%% of settles in a peak after its boundaries", fmtDur(span), ClockMinPeriods, ClockMinShare*100)
+		tested := 0
+		var longest time.Duration
+		for _, p := range ClockPeriods {
+			if p >= 20*grain && span >= ClockMinPeriods*p {
+				tested++
+				longest = p
+			}
+		}
+		if tested == 0 {
+			return Clock{Items: len(xs), Grain: grain}, false, fmt.Sprintf("no wall-clock batches looked for: the settle instants span %s in steps of %s, and a period from %s to %s is tested only over %d of them, each of at least 20 steps", fmtDur(span), fmtDur(grain), fmtDur(ClockPeriods[0]), fmtDur(ClockPeriods[len(ClockPeriods)-1]), ClockMinPeriods)
+		}
+		return Clock{Items: len(xs), Grain: grain}, false, fmt.Sprintf("no wall-clock batches: no period from %s to %s (the %s of settle instants span %d of them) holds %.0f%% of settles in a peak after its boundaries", fmtDur(ClockPeriods[0]), fmtDur(longest), fmtDur(span), ClockMinPeriods, ClockMinShare*100)
 	}
 	var pick found
 	for _, f := range all {
@@ -314,9 +325,18 @@ func fmtDur(d time.Duration) string {
 	switch {
 	case d >= 48*time.Hour:
 		return fmt.Sprintf("%.1f days", d.Hours()/24)
+	case d >= time.Hour && d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
 	case d >= time.Hour:
 		return fmt.Sprintf("%.1f hours", d.Hours())
+	case d >= time.Second:
+		// 10m, not time's 10m0s.
+		s := d.Round(time.Second).String()
+		if strings.HasSuffix(s, "m0s") {
+			s = strings.TrimSuffix(s, "0s")
+		}
+		return s
 	default:
-		return d.Round(time.Second).String()
+		return d.String()
 	}
 }

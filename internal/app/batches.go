@@ -113,7 +113,7 @@ func (b batchSettings) find(s *ingest.Sample) (*batchFinding, error) {
 // String says what was found, in one line.
 func (f *batchFinding) String() string {
 	if !f.Found {
-		return "wall-clock batches: " + f.Why
+		return f.Why
 	}
 	c := f.Clock
 	how := "detected; --batch-period states another, off ignores them"

@@ -3,6 +3,8 @@ package app
 import (
 	"bytes"
 	"encoding/csv"
+	stdhtml "html"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -77,6 +79,44 @@ func TestPlanClockFixture(t *testing.T) {
 	for _, want := range []string{"wall-clock batches every 5m, boundaries 0s past each (UTC)", "after each 5m (+", "best age-only schedule", "stuck polls: "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("plan output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestReportClockFixture: on the batch fixture the report heads with the
+// wall-clock schedule plan takes, compares it with the age-only one, and
+// its schedule document is that schedule (with its wall-clock phase), so
+// that what the page shows is what it exports.
+func TestReportClockFixture(t *testing.T) {
+	in := Input{Paths: []string{"../../fixtures/clock.csv"}, Quiet: true,
+		Read: ingest.ReadOptions{Column: "settle_s", Start: "created_at", Status: "status", Pending: []string{"pending"}}}
+	solve := Solve{Budget: optimize.Budget{MeanPolls: 6}}
+	p := Plan{Input: in, Solve: solve, Holdout: 0.3, Seed: 1}
+	sample, _, err := in.load(io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec, err := p.plan("all", sample, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sec.Clock == nil {
+		t.Fatalf("plan took no wall-clock schedule: %s", sec.ClockNote)
+	}
+	want := sec.Clock.Schedule.String()
+	var page bytes.Buffer
+	err = Report{Input: in, Solve: solve, Holdout: 0.3, Seed: 1, Families: "fixed", Budgets: "3..12:3",
+		Command: "pollfit report", Version: "test"}.Run(&page, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := stdhtml.UnescapeString(page.String())
+	if !strings.Contains(h, `<p class="spec"><code>`+want+`</code>`) {
+		t.Errorf("the page's schedule is not plan's %q", want)
+	}
+	for _, s := range []string{"1 age phase, then after each 5m boundary (UTC)", `"growth": "wall_clock"`, "age-only", "the budgets here are spent by age-indexed schedules"} {
+		if !strings.Contains(h, s) {
+			t.Errorf("the page lacks %q", s)
 		}
 	}
 }

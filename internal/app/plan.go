@@ -271,7 +271,9 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		}
 		scheds = append(scheds, ref)
 	}
-	_, stuck := derivedSched.StuckPollsRange()
+	// The fixed baseline spends the age-only schedule's polls: a wall-clock
+	// schedule spends few on stuck items, which would starve it.
+	_, stuck := der.Result.Schedule.StuckPollsRange()
 	fixed, err := fixedLike(stuck, o)
 	if err == nil {
 		scheds = append(scheds, fixed)
@@ -411,7 +413,7 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 		optimize.FormatDuration(o.Horizon), optimize.FormatDuration(o.MinGap), optimize.FormatDuration(o.Resolution))
 	if c := s.Clock; c != nil {
 		lo, hi := c.Schedule.StuckPollsRange()
-		fmt.Fprintf(w, "\nschedule (%d age phases, then after each %s boundary; %s):\n  %s\n", c.Age.Phases,
+		fmt.Fprintf(w, "\nschedule (%d %s, then after each %s boundary; %s):\n  %s\n", c.Age.Phases, plural(c.Age.Phases, "age phase"),
 			optimize.FormatDuration(c.Period), settings, c.Schedule)
 		if s.HorizonNote != "" {
 			fmt.Fprintf(w, "  %s\n", s.HorizonNote)

@@ -208,9 +208,17 @@ func (r Report) entries(s *section, a *arena, fams []optimize.Family, users []op
 	der := s.Derived
 	var out []entry
 	res := der.Result
+	if c := s.Clock; c != nil {
+		sc := c.Schedule
+		sc.Name = "pollfit"
+		out = append(out, entry{kindPhased, sc})
+	}
 	if res.Method != "exact" {
 		sc := res.Schedule
 		sc.Name = "pollfit"
+		if s.Clock != nil {
+			sc.Name = "age-only"
+		}
 		out = append(out, entry{kindPhased, sc})
 	}
 	if der.Exact != nil {
@@ -297,9 +305,9 @@ func (r Report) page(parts []*reportPart, rep *ingest.Report) (*html.Page, error
 		pg.Summary.Links = append(pg.Summary.Links, ids[i])
 	}
 	all := parts[0].sec
-	doc := export.Document{Schedule: all.Derived.Result.Schedule, Meta: planMeta(all)}
+	doc := export.Document{Schedule: all.schedule(), Meta: planMeta(all)}
 	for _, p := range parts[1:] {
-		doc.Segments = append(doc.Segments, export.Segment{Name: p.sec.Segment, Schedule: p.sec.Derived.Result.Schedule, Meta: planMeta(p.sec)})
+		doc.Segments = append(doc.Segments, export.Segment{Name: p.sec.Segment, Schedule: p.sec.schedule(), Meta: planMeta(p.sec)})
 	}
 	var js, gs bytes.Buffer
 	if err := export.JSON(&js, doc, export.JSONOptions{}); err != nil {
@@ -385,7 +393,7 @@ func (r Report) partPage(p *reportPart, id string, parts []*reportPart, rep *ing
 		Caption: "Top: histogram of the rows fitted and the fitted density (atoms as vertical lines, spikes by themselves); middle: survival, 1 − CDF, of the fit over the data's (Kaplan–Meier with censoring); bottom: the fitted hazard."}
 
 	res := s.Derived.Result
-	hp.Spec = res.Schedule.String()
+	hp.Spec = s.schedule().String()
 	hp.Schedule = scheduleFacts(s, r.Solve.Budget)
 	hp.ScheduleWarnings = res.Warnings
 	if simple := s.Derived.Simple; len(simple) > 0 {
@@ -654,13 +662,29 @@ func scheduleFacts(s *section, b optimize.Budget) []html.Fact {
 	if r.Method != "phased" {
 		phases = r.Method
 	}
+	if c := s.Clock; c != nil {
+		phases = fmt.Sprintf("%d %s, then after each %s boundary (UTC)", c.Age.Phases, plural(c.Age.Phases, "age phase"), optimize.FormatDuration(c.Period))
+	}
 	out := []html.Fact{
 		{Label: "form", Value: phases},
 		{Label: "budget", Value: budgetText(b)},
 		{Label: "horizon", Value: optimize.FormatDuration(o.Horizon), Note: s.HorizonNote},
 		{Label: "min gap", Value: optimize.FormatDuration(o.MinGap), Note: "grid " + optimize.FormatDuration(o.Resolution)},
-		{Label: "expected under the fit", Value: fmt.Sprintf("mean lag %s, %d stuck polls, %.3g mean polls, caught %.1f%%",
-			formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught)},
+	}
+	if c := s.Clock; c != nil {
+		lo, hi := c.Schedule.StuckPollsRange()
+		out = append(out, html.Fact{Label: "wall-clock batches", Value: strings.TrimPrefix(s.Batches.String(), "wall-clock batches ")},
+			html.Fact{Label: "on the rows fitted", Value: strings.TrimPrefix(s.ClockNote, "on the rows fitted: ")})
+		if t := s.ClockTest; t != nil && t.HasData && s.Test != s.Train {
+			out = append(out, html.Fact{Label: "held-out", Value: fmt.Sprintf("mean lag %s at %.3g mean polls", formatSeconds(t.MeanLag), t.MeanPolls)})
+		}
+		out = append(out, html.Fact{Label: "stuck polls", Value: polls(lo, hi), Note: "by when the item was created"},
+			html.Fact{Label: "best age-only schedule", Value: r.Schedule.String(), Note: fmt.Sprintf("%d phases", r.Phases)})
+	}
+	out = append(out, html.Fact{Label: "expected under the fit", Value: fmt.Sprintf("mean lag %s, %d stuck polls, %.3g mean polls, caught %.1f%%",
+		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught)})
+	if s.Clock != nil {
+		out[len(out)-1].Label = "age-only, expected under the fit"
 	}
 	if c := s.Lag; c != nil && c.Caught > 0 {
 		var w strings.Builder
@@ -674,7 +698,12 @@ func scheduleFacts(s *section, b optimize.Budget) []html.Fact {
 		if sq := s.Derived.Sqrt; sq != nil {
 			v += "; √ rule: " + formatSeconds(sq.Expected.MeanLag)
 		}
-		out = append(out, html.Fact{Label: "exact optimum", Value: v, Note: "same min gap"})
+		label := "exact optimum"
+		if s.Clock != nil {
+			label = "exact age-indexed optimum"
+			v = strings.Replace(v, "this schedule", "the age-only schedule", 1)
+		}
+		out = append(out, html.Fact{Label: label, Value: v, Note: "same min gap"})
 	}
 	if f := s.Derived.Free; f != nil {
 		out = append(out, html.Fact{Label: "exact optimum, gaps down to the grid", Value: "mean lag " + formatSeconds(f.Expected.MeanLag)})
@@ -688,6 +717,9 @@ func scheduleFacts(s *section, b optimize.Budget) []html.Fact {
 // budgetPage builds the part's frontier and slider from its sweep.
 func budgetPage(p *reportPart, id string, plan optimize.Budget) (html.Budget, error) {
 	b := html.Budget{Warnings: p.sweepWarnings, Start: -1}
+	if p.sec.Clock != nil {
+		b.Warnings = append(slices.Clip(b.Warnings), "the budgets here are spent by age-indexed schedules; the wall-clock schedule above is planned at "+budgetText(plan)+" only (pollfit plan --mean-polls M for another budget)")
+	}
 	what := "stuck polls (polls of an item that never settles)"
 	if p.byMean {
 		what = "mean polls per item"

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/cmplx"
 	"slices"
 	"strconv"
 	"strings"
-
-	"gonum.org/v1/gonum/dsp/fourier"
+	"sync"
 )
 
 // Bandwidth rules accepted by Options.Bandwidth (besides a positive
@@ -126,8 +126,12 @@ func (s wsample) sd() float64 {
 // (Hyndman & Fan 1996): the order statistics interpolated at (n−1)p.
 // With weights, the positions are (Σ_{j≤i} w_j − w_i)/(Σw − w_last),
 // which is i/(n−1) for equal weights. Without weights it selects in
-// O(n) on a copy instead of sorting.
+// O(n) on a copy instead of sorting; above quantileSelectAbove values it
+// selects by buckets (quantile.go), with or without weights.
 func (s wsample) quantiles(ps ...float64) []float64 {
+	if len(s.x) > quantileSelectAbove {
+		return s.quantilesLarge(ps)
+	}
 	out := make([]float64, len(ps))
 	if s.w == nil {
 		x := slices.Clone(s.x)
@@ -552,8 +556,9 @@ func (s wsample) botev(m int) (float64, error) {
 	}
 	nc := math.Min(1050, math.Max(50, N))
 	tol := 1e-12 + 0.01*(nc-50)/1000
+	low := fixed(1e-300) // the same at every tol
 	for {
-		if fixed(1e-300) < 0 && fixed(tol) > 0 {
+		if low < 0 && fixed(tol) > 0 {
 			t := bisect(fixed, 0, tol, tol*1e-9)
 			return math.Sqrt(t) * R, nil
 		}
@@ -604,19 +609,46 @@ func sumTerms(I, a2 []float64, s int, t float64) float64 {
 const sumRestart = 64
 
 // dct2 returns c_k = Σ_j x_j cos(πk(2j+1)/(2m)), the unnormalised DCT-II,
-// from one real FFT of the even extension (Makhoul 1980).
+// from one real FFT of m points of the reordered sequence v_j = x_{2j},
+// v_{m−1−j} = x_{2j+1}: c_k = Re(e^(−iπk/(2m))·V_k) (Makhoul 1980, "A
+// fast cosine transform in one and two dimensions", IEEE Trans. ASSP
+// 28(1)). m must be even.
 func dct2(x []float64) []float64 {
 	m := len(x)
-	ext := make([]float64, 2*m)
-	copy(ext, x)
-	for j := range m {
-		ext[2*m-1-j] = x[j]
+	v := make([]float64, m)
+	for j := range m / 2 {
+		v[j] = x[2*j]
+		v[m-1-j] = x[2*j+1]
 	}
-	fy := fourier.NewFFT(2*m).Coefficients(nil, ext)
-	out := make([]float64, m)
+	fft := getFFT(m)
+	fv := fft.Coefficients(nil, v)
+	putFFT(fft)
+	tw := dctTwiddles(m)
+	out := v // v is no longer needed
 	for k := range m {
-		th := -math.Pi * float64(k) / float64(2*m)
-		out[k] = (real(fy[k])*math.Cos(th) - imag(fy[k])*math.Sin(th)) / 2
+		var c complex128
+		if k <= m/2 {
+			c = fv[k]
+		} else {
+			c = cmplx.Conj(fv[m-k])
+		}
+		out[k] = real(c)*tw[k][0] + imag(c)*tw[k][1]
 	}
 	return out
 }
+
+// dctTwiddles returns cos and sin of πk/(2m), k < m, made once per m.
+func dctTwiddles(m int) [][2]float64 {
+	if t, ok := dctTwiddleCache.Load(m); ok {
+		return t.([][2]float64)
+	}
+	tw := make([][2]float64, m)
+	for k := range tw {
+		s, c := math.Sincos(math.Pi * float64(k) / float64(2*m))
+		tw[k] = [2]float64{c, s}
+	}
+	dctTwiddleCache.Store(m, tw)
+	return tw
+}
+
+var dctTwiddleCache sync.Map // m → [][2]float64

@@ -513,15 +513,18 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 		if spikes != nil {
 			m = spikes.apply(t, m)
 		}
-		y := makeBig[float64](n, n)
-		parallelChunks(n, func(_, lo, hi int) {
-			for i := lo; i < hi; i++ {
-				y[i] = deround(t[i], delta, i)
-				if logDom {
-					y[i] = math.Log(y[i])
+		y := t // continuous times in the linear domains: as they are
+		if delta > 0 || logDom {
+			y = makeBig[float64](n, n)
+			parallelChunks(n, func(_, lo, hi int) {
+				for i := lo; i < hi; i++ {
+					y[i] = deround(t[i], delta, i)
+					if logDom {
+						y[i] = math.Log(y[i])
+					}
 				}
-			}
-		})
+			})
+		}
 		ws = wsample{x: y, w: m}
 		if cw != nil {
 			ws.neff = kishCounts(m, cw)
@@ -626,7 +629,7 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 	if ws.w == nil {
 		mass = 1 / float64(n)
 	}
-	g := gaussKDE(ws.x, ws.w, mass, h, lo, hi, size, opt.Domain == DomainReflect, full)
+	g := gaussKDE(ws.x, ws.w, mass, h, lo, hi, size, opt.Domain == DomainReflect, full, opt.Grid+1)
 
 	switch opt.Domain {
 	case DomainLog:
@@ -665,14 +668,14 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 // recorded returns the times t as recorded (ln t in the log domain) with
 // weights w: the scale of the bandwidth rules (wsample.rec).
 func recorded(t, w []float64, neff float64, logDom bool) *wsample {
+	if !logDom {
+		return &wsample{x: t, w: w, neff: neff}
+	}
 	x := make([]float64, len(t))
 	for i, v := range t {
-		x[i] = v
-		if logDom {
-			x[i] = math.Log(v)
-		}
+		x[i] = math.Log(v)
 	}
-	return &wsample{x: x, w: w, neff: neff, log: logDom}
+	return &wsample{x: x, w: w, neff: neff, log: true}
 }
 
 // tieWarning warns when the data resolution is coarse against the

@@ -349,59 +349,102 @@ func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 		return nil
 	}
 	y0 := math.Log(tmin)
-	y := make([]float64, n)
-	ylo, yhi := 0.0, 0.0
-	for i, v := range t {
-		y[i] = math.NaN()
-		if v > 0 {
-			y[i] = math.Log(v / tmin)
-			yhi = max(yhi, y[i])
+	// Every cell index comes from one per item: with c₀ the narrowest
+	// width and F = ⌊2·y/c₀⌋, the cell of width c₀·2^s at offset 0 is
+	// F >> (s+1) and at offset c/2 it is (F − 2^s) >> (s+1), the same
+	// floors as ⌊y/c − off⌋ (y/(2^s·c₀) is (y/c₀)/2^s exactly, and so is
+	// the half-cell shift). F < 0 marks items at t ≤ 0. The logarithms on
+	// both cores.
+	c0 := spikeCellWidths[0]
+	F := make([]int64, n)
+	var wg sync.WaitGroup
+	cell := func(a, b int) {
+		for i := a; i < b; i++ {
+			F[i] = -1
+			if v := t[i]; v > 0 {
+				F[i] = int64(math.Floor(2 * (math.Log(v/tmin) / c0)))
+			}
 		}
+	}
+	if n >= 1<<15 {
+		wg.Go(func() { cell(0, n/2) })
+		cell(n/2, n)
+		wg.Wait()
+	} else {
+		cell(0, n)
+	}
+	var fhi int64
+	for _, f := range F {
+		fhi = max(fhi, f)
 	}
 	var flagged []spikeCell
 	tests := 0
 	const K = atomCells
+	type config struct {
+		c, off    float64
+		shift     uint
+		sub, base int64
+		cnt, mass []float64
+	}
+	var cfgs []config
 	for _, c := range spikeCellWidths {
+		s := uint(math.Round(math.Log2(c / c0)))
+		if c != c0*float64(int64(1)<<s) {
+			panic("fit: spike cell widths must be the first times powers of 2")
+		}
 		for _, off := range []float64{0, 0.5} {
-			base := math.Floor(ylo/c-off) - K // K empty cells of margin below
-			nc := int(math.Floor(yhi/c-off)-base) + K + 1
+			sub := int64(0)
+			if off > 0 {
+				sub = 1 << s
+			}
+			// K empty cells of margin below the cell of y = 0.
+			base := ((0 - sub) >> (s + 1)) - K
+			hiCell := (fhi - sub) >> (s + 1)
+			nc := hiCell - base + K + 1
 			if nc > 1<<22 { // absurd spans (1e-300 s to 1e300 s): nothing to learn
 				continue
 			}
-			cnt := make([]float64, nc)
-			mass := make([]float64, nc)
-			for i, v := range y {
-				if math.IsNaN(v) {
-					continue
-				}
-				j := int(math.Floor(v/c-off) - base)
-				if k == nil {
-					cnt[j]++
-				} else {
-					cnt[j] += k[i]
-				}
-				mass[j] += massOf(m, i, n)
+			cfgs = append(cfgs, config{c: c, off: off, shift: s + 1, sub: sub, base: base,
+				cnt: make([]float64, nc), mass: make([]float64, nc)})
+		}
+	}
+	for i, f := range F {
+		if f < 0 {
+			continue
+		}
+		ki, mi := 1.0, massOf(m, i, n)
+		if k != nil {
+			ki = k[i]
+		}
+		for q := range cfgs {
+			cf := &cfgs[q]
+			j := (f-cf.sub)>>cf.shift - cf.base
+			cf.cnt[j] += ki
+			cf.mass[j] += mi
+		}
+	}
+	for _, cf := range cfgs {
+		c, off, cnt, mass := cf.c, cf.off, cf.cnt, cf.mass
+		base, nc := float64(cf.base), len(cnt)
+		for j := K; j < nc-K; j++ {
+			if cnt[j] < AtomMinCount {
+				continue
 			}
-			for j := K; j < nc-K; j++ {
-				if cnt[j] < AtomMinCount {
-					continue
-				}
-				lo := (float64(j)+base+off)*c + y0
-				if delta > 0 && math.Exp(lo)*math.Expm1(c) < spikeMinCell*delta {
-					continue
-				}
-				tests++
-				mu := lineAtZero(cnt[j-K:j+K+1], K)
-				share := (cnt[j] - mu) / cnt[j]
-				if cnt[j] < SpikeMinRatio*mu || mass[j]*share < AtomMinMass {
-					continue
-				}
-				p := 0.0
-				if mu > 0 {
-					p = mathext.GammaIncReg(cnt[j], mu)
-				}
-				flagged = append(flagged, spikeCell{lo: lo, hi: lo + c, excess: mass[j] * share, p: p})
+			lo := (float64(j)+base+off)*c + y0
+			if delta > 0 && math.Exp(lo)*math.Expm1(c) < spikeMinCell*delta {
+				continue
 			}
+			tests++
+			mu := lineAtZero(cnt[j-K:j+K+1], K)
+			share := (cnt[j] - mu) / cnt[j]
+			if cnt[j] < SpikeMinRatio*mu || mass[j]*share < AtomMinMass {
+				continue
+			}
+			p := 0.0
+			if mu > 0 {
+				p = mathext.GammaIncReg(cnt[j], mu)
+			}
+			flagged = append(flagged, spikeCell{lo: lo, hi: lo + c, excess: mass[j] * share, p: p})
 		}
 	}
 	slices.SortStableFunc(flagged, func(a, b spikeCell) int { return cmp.Compare(b.excess, a.excess) })

@@ -1,0 +1,37 @@
+# fit_matrix.R times R's density() and survfit() for bench/fit_matrix.sh:
+#
+#   Rscript bench/fit_matrix.R N RUNS
+#
+# on n = N draws of rlnorm(N, 3, 1) held in memory (generation not timed),
+# for each domain/rule case of BenchmarkEstimateMatrix: density(log(x))
+# in the log domain, density(x) in the linear and reflect ones (R has no
+# reflection; density(x) is the cheaper peer), with bw = "nrd0" for
+# silverman and isj (R has no ISJ: its default is the peer), "nrd" for
+# scott, "SJ" for sj; and survfit(Surv(time, status) ~ 1) with the
+# censoring of BenchmarkKaplanMeierMatrix (uniform follow-up on [0, 60 s]).
+# Each timing repeats the call until it has run MINSEC seconds and
+# divides; it prints "case median-seconds" lines, the median of RUNS.
+suppressPackageStartupMessages(library(survival))
+args <- commandArgs(TRUE)
+n <- as.numeric(args[1]); runs <- as.integer(args[2]); minsec <- 0.3
+set.seed(1); x <- rlnorm(n, 3, 1)
+timeit <- function(f) {
+  reps <- 1
+  repeat {
+    t <- system.time(for (i in seq_len(reps)) f())[["elapsed"]]
+    if (t >= minsec || reps >= 1e5) break
+    reps <- reps * max(2, ceiling(minsec / max(t, 1e-3)))
+  }
+  ts <- t / reps
+  if (runs > 1) ts <- c(ts, replicate(runs - 1, system.time(for (i in seq_len(reps)) f())[["elapsed"]] / reps))
+  median(ts)
+}
+for (dom in c("log", "linear", "reflect")) for (rule in c("isj", "sj", "silverman", "scott")) {
+  bw <- switch(rule, isj = "nrd0", sj = "SJ", silverman = "nrd0", scott = "nrd")
+  f <- if (dom == "log") function() density(log(x), bw = bw) else function() density(x, bw = bw)
+  cat(sprintf("%s/%s %.6g\n", dom, rule, timeit(f)))
+}
+follow <- 60 * runif(n)
+time <- pmin(x, follow); status <- as.integer(x <= follow)
+rm(x, follow); invisible(gc())
+cat(sprintf("km %.6g\n", timeit(function() survfit(Surv(time, status) ~ 1))))

@@ -448,15 +448,21 @@ func (c sjCounts) phi6(h float64) float64 {
 func (s wsample) sheatherJones(nb int) (float64, error) {
 	c := s.pairCounts(nb)
 	n := c.n
-	if _, iqr := s.spread(); !(iqr > 0) {
+	sd, iqr := s.spread()
+	if !(iqr > 0) {
 		// R's bw.SJ stops on such data ("sample is too sparse to find
 		// TD"): its pilot bandwidths are multiples of the IQR. De-rounded,
 		// the ties would give an IQR of a resolution or less and pilots
 		// that resolve the spread inside one resolution cell.
 		return 0, fmt.Errorf("%w: sheather-jones needs a spread: half the sample or more is one recorded value (interquartile range 0)", ErrBandwidth)
 	}
-	q := s.quantiles(0.25, 0.75)
-	scale := math.Min(s.sd(), (q[1]-q[0])/1.349)
+	if s.rec != nil || s.snapLog > 0 {
+		// The scale is of the values smoothed (spread's, when they are
+		// the values as recorded).
+		q := s.quantiles(0.25, 0.75)
+		sd, iqr = s.sd(), q[1]-q[0]
+	}
+	scale := math.Min(sd, iqr/1.349)
 	a := 1.24 * scale * math.Pow(n, -1.0/7)
 	b := 1.23 * scale * math.Pow(n, -1.0/9)
 	c1 := 1 / (2 * math.Sqrt(math.Pi) * n)

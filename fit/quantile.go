@@ -74,27 +74,40 @@ func newValueBuckets(x, w []float64, lo, hi float64) *valueBuckets {
 	return vb
 }
 
-// gather returns the values (and weights) of x in buckets from…to, in
-// sample order, on all cores.
-func (vb *valueBuckets) gather(x, w []float64, from, to int) (gx, gw []float64) {
+// gather returns the values (and weights) of x in each window of
+// buckets [from, to], in sample order, in one pass on all cores. The
+// windows are ascending and do not overlap.
+func (vb *valueBuckets) gather(x, w []float64, wins [][2]int) (gx, gw [][]float64) {
 	chunks := (len(x) + itemChunk - 1) / itemChunk
-	px := make([][]float64, chunks)
-	pw := make([][]float64, chunks)
+	px := make([][][]float64, chunks)
+	pw := make([][][]float64, chunks)
+	first, last := wins[0][0], wins[len(wins)-1][1]
 	parallelChunks(len(x), func(k, a, b int) {
-		var ox, ow []float64
+		ox := make([][]float64, len(wins))
+		ow := make([][]float64, len(wins))
 		for i := a; i < b; i++ {
-			if j := vb.of(x[i]); j >= from && j <= to {
-				ox = append(ox, x[i])
-				if w != nil {
-					ow = append(ow, w[i])
+			j := vb.of(x[i])
+			if j < first || j > last {
+				continue
+			}
+			for q, wn := range wins {
+				if j >= wn[0] && j <= wn[1] {
+					ox[q] = append(ox[q], x[i])
+					if w != nil {
+						ow[q] = append(ow[q], w[i])
+					}
+					break
 				}
 			}
 		}
 		px[k], pw[k] = ox, ow
 	})
+	gx, gw = make([][]float64, len(wins)), make([][]float64, len(wins))
 	for k := range px {
-		gx = append(gx, px[k]...)
-		gw = append(gw, pw[k]...)
+		for q := range wins {
+			gx[q] = append(gx[q], px[k][q]...)
+			gw[q] = append(gw[q], pw[k][q]...)
+		}
 	}
 	return gx, gw
 }
@@ -134,18 +147,28 @@ func orderStats(x []float64, ranks []int, depth int) []float64 {
 		bucket[k], before[k] = b, cum
 	}
 	// Ranks in the same run of buckets share a window.
+	var wins [][2]int
+	var starts []int
 	for k := 0; k < len(ranks); {
 		e := k + 1
 		for e < len(ranks) && bucket[e]-bucket[e-1] <= 1 {
 			e++
 		}
-		win, _ := vb.gather(x, nil, bucket[k], bucket[e-1])
+		wins = append(wins, [2]int{bucket[k], bucket[e-1]})
+		starts = append(starts, k)
+		k = e
+	}
+	gx, _ := vb.gather(x, nil, wins)
+	for q, k := range starts {
+		e := len(ranks)
+		if q+1 < len(starts) {
+			e = starts[q+1]
+		}
 		local := make([]int, e-k)
 		for i := range local {
 			local[i] = ranks[k+i] - before[k]
 		}
-		copy(out[k:e], orderStats(win, local, depth+1))
-		k = e
+		copy(out[k:e], orderStats(gx[q], local, depth+1))
 	}
 	return out
 }
@@ -186,10 +209,16 @@ func (s wsample) quantilesLarge(ps []float64) []float64 {
 	for vb.cnt[last] == 0 {
 		last--
 	}
-	top, topw := vb.gather(s.x, s.w, last, last)
-	wLast := topw[slices.Index(top, slices.Max(top))]
+	// For each p, the window of buckets b0…b2 (below) and the weight
+	// before it; the top bucket is gathered too, for the weight of the
+	// largest value (of one of them, when tied), which the positions
+	// need first: the first window is found with a provisional
+	// denominator and checked below.
+	top, topw := vb.gather(s.x, s.w, [][2]int{{last, last}})
+	wLast := topw[0][slices.Index(top[0], slices.Max(top[0]))]
 	den := W - wLast
-	out := make([]float64, len(ps))
+	wins := make([][2]int, len(ps))
+	befores := make([]float64, len(ps))
 	for k, p := range ps {
 		// b1: the first non-empty bucket through which the weight reaches
 		// p·den. The first item whose weight before it is ≥ p·den is in b1
@@ -215,8 +244,31 @@ func (s wsample) quantilesLarge(ps []float64) []float64 {
 				break
 			}
 		}
-		gx, gw := vb.gather(s.x, s.w, b0, b2)
-		out[k] = windowQuantile(gx, gw, p, den, C0)
+		wins[k], befores[k] = [2]int{b0, b2}, C0
+	}
+	// Windows of neighbouring p may overlap: gather the union of each run
+	// of overlapping ones once, and read each p from its run.
+	var runs [][2]int
+	runOf := make([]int, len(ps))
+	for k, wn := range wins {
+		if len(runs) > 0 && wn[0] <= runs[len(runs)-1][1] {
+			runs[len(runs)-1][1] = max(runs[len(runs)-1][1], wn[1])
+		} else {
+			runs = append(runs, wn)
+		}
+		runOf[k] = len(runs) - 1
+	}
+	gx, gw := vb.gather(s.x, s.w, runs)
+	out := make([]float64, len(ps))
+	for k, p := range ps {
+		r := runOf[k]
+		// The weight before the run: before p's own window, less the
+		// buckets of the run below it.
+		before := befores[k]
+		for b := runs[r][0]; b < wins[k][0]; b++ {
+			before -= vb.wsum[b]
+		}
+		out[k] = windowQuantile(gx[r], gw[r], p, den, before)
 	}
 	return out
 }

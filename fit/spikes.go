@@ -349,7 +349,7 @@ func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 		return nil
 	}
 	y0 := math.Log(tmin)
-	// Every cell index comes from one per item: with c₀ the narrowest
+	// Every cell comes from one index per item: with c₀ the narrowest
 	// width and F = ⌊2·y/c₀⌋, the cell of width c₀·2^s at offset 0 is
 	// F >> (s+1) and at offset c/2 it is (F − 2^s) >> (s+1), the same
 	// floors as ⌊y/c − off⌋ (y/(2^s·c₀) is (y/c₀)/2^s exactly, and so is
@@ -408,19 +408,26 @@ func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 				cnt: make([]float64, nc), mass: make([]float64, nc)})
 		}
 	}
+	// Counts and masses by half-cell of c₀/2 (F), then each cell's as the
+	// sum of its half-cells.
+	hc, hm := make([]float64, fhi+1), make([]float64, fhi+1)
 	for i, f := range F {
 		if f < 0 {
 			continue
 		}
-		ki, mi := 1.0, massOf(m, i, n)
+		ki := 1.0
 		if k != nil {
 			ki = k[i]
 		}
-		for q := range cfgs {
-			cf := &cfgs[q]
-			j := (f-cf.sub)>>cf.shift - cf.base
-			cf.cnt[j] += ki
-			cf.mass[j] += mi
+		hc[f] += ki
+		hm[f] += massOf(m, i, n)
+	}
+	for q := range cfgs {
+		cf := &cfgs[q]
+		for f := range hc {
+			j := (int64(f)-cf.sub)>>cf.shift - cf.base
+			cf.cnt[j] += hc[f]
+			cf.mass[j] += hm[f]
 		}
 	}
 	for _, cf := range cfgs {

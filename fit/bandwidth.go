@@ -70,6 +70,24 @@ type wsample struct {
 	// isjBins, when > 0, is the number of bins of the ISJ rule (0:
 	// isjBins).
 	isjBins int
+	// bounds, when not nil, holds the smallest and largest of x: a pass
+	// over 10⁸ values that the rules and the KDE would each repeat.
+	bounds *[2]float64
+}
+
+// minMax returns the smallest and largest of s.x.
+func (s wsample) minMax() (lo, hi float64) {
+	if s.bounds != nil {
+		return s.bounds[0], s.bounds[1]
+	}
+	return minMax(s.x)
+}
+
+// withBounds returns s with its bounds computed.
+func (s wsample) withBounds() wsample {
+	lo, hi := s.minMax()
+	s.bounds = &[2]float64{lo, hi}
+	return s
 }
 
 // total returns Σw and the effective sample size (Σw)²/Σw² (Kish 1965),
@@ -326,7 +344,7 @@ type sjCounts struct {
 // counts when they are all equal.
 func (s wsample) pairCounts(nb int) sjCounts {
 	sum, neff := s.total()
-	lo, hi := minMax(s.x)
+	lo, hi := s.minMax()
 	d := (hi - lo) * 1.01 / float64(nb)
 	cnt := make([]float64, nb)
 	if s.w == nil && len(s.x) <= nb/2 {
@@ -349,17 +367,35 @@ func (s wsample) pairCounts(nb int) sjCounts {
 	if s.w != nil {
 		scale = neff / sum
 	}
-	for i, v := range s.x {
-		k := bin(v) - b0
-		if k < 0 || k >= nb {
-			continue // R's tabulate drops them too
+	// On all cores, chunk by chunk, the chunks' sums added in order.
+	chunks := (len(s.x) + itemChunk - 1) / itemChunk
+	parts := make([][2][]float64, chunks)
+	parallelChunks(len(s.x), func(c, a, b int) {
+		pw, pq := wb, qb
+		if chunks > 1 {
+			pw, pq = make([]float64, nb), make([]float64, nb)
 		}
-		w := scale
-		if s.w != nil {
-			w = s.w[i] * scale
+		for i := a; i < b; i++ {
+			k := bin(s.x[i]) - b0
+			if k < 0 || k >= nb {
+				continue // R's tabulate drops them too
+			}
+			w := scale
+			if s.w != nil {
+				w = s.w[i] * scale
+			}
+			pw[k] += w
+			pq[k] += w * w
 		}
-		wb[k] += w
-		qb[k] += w * w
+		parts[c] = [2][]float64{pw, pq}
+	})
+	if chunks > 1 {
+		for _, p := range parts {
+			for k := range nb {
+				wb[k] += p[0][k]
+				qb[k] += p[1][k]
+			}
+		}
 	}
 	for ii := range nb {
 		if wb[ii] == 0 {
@@ -522,7 +558,7 @@ func bisect(f func(float64) float64, a, b, tol float64) float64 {
 // number of distinct values.
 func (s wsample) botev(m int) (float64, error) {
 	_, N := s.total()
-	lo, hi := minMax(s.x)
+	lo, hi := s.minMax()
 	r := hi - lo
 	if !(r > 0) {
 		return 0, fmt.Errorf("%w: all values are equal", ErrBandwidth)

@@ -554,6 +554,7 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 	}
 
 	ws.log = logDom
+	ws = ws.withBounds()
 	if prebinned {
 		ws.snapLog = delta
 	}
@@ -596,7 +597,7 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 		d.BandwidthRule = "fixed"
 	}
 
-	ylo, yhi := minMax(ws.x)
+	ylo, yhi := ws.minMax()
 	var top float64
 	switch {
 	case logDom:
@@ -669,13 +670,15 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 // weights w: the scale of the bandwidth rules (wsample.rec).
 func recorded(t, w []float64, neff float64, logDom bool) *wsample {
 	if !logDom {
-		return &wsample{x: t, w: w, neff: neff}
+		r := wsample{x: t, w: w, neff: neff}.withBounds()
+		return &r
 	}
 	x := make([]float64, len(t))
 	for i, v := range t {
 		x[i] = math.Log(v)
 	}
-	return &wsample{x: x, w: w, neff: neff, log: true}
+	r := wsample{x: x, w: w, neff: neff, log: true}.withBounds()
+	return &r
 }
 
 // tieWarning warns when the data resolution is coarse against the

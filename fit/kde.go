@@ -2,7 +2,9 @@ package fit
 
 import (
 	"math"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/dsp/fourier"
 )
@@ -14,23 +16,19 @@ import (
 // C_BinDist). Points outside [lo, hi] are dropped. With mirror the points
 // are binned at −x (reflection at 0).
 func binLinear(dst, x, w []float64, mass, lo, hi float64, mirror bool) {
-	if len(x) >= 2*itemChunk {
-		// On all cores: each chunk into its own bins, added in chunk
-		// order so the sums do not depend on the schedule.
-		parts := make([][]float64, (len(x)+itemChunk-1)/itemChunk)
-		parallelChunks(len(x), func(k, a, b int) {
+	// On all cores: each chunk into bins of its own, added in chunk order
+	// so that the sums do not depend on the schedule. A chunk holds at
+	// least 4 items per cell, so that clearing and adding its bins stays
+	// small against binning its items (2²⁰ cells for the linear domain's
+	// narrow kernels).
+	if chunk := max(itemChunk, 4*len(dst)); len(x) >= 2*chunk {
+		addChunks(dst, len(x), chunk, func(a, b int, bins []float64) {
 			var wk []float64
 			if w != nil {
 				wk = w[a:b]
 			}
-			parts[k] = make([]float64, len(dst))
-			binLinear(parts[k], x[a:b], wk, mass, lo, hi, mirror)
+			binLinear(bins, x[a:b], wk, mass, lo, hi, mirror)
 		})
-		for _, p := range parts {
-			for j, v := range p {
-				dst[j] += v
-			}
-		}
 		return
 	}
 	m := len(dst)
@@ -59,6 +57,55 @@ func binLinear(dst, x, w []float64, mass, lo, hi float64, mirror bool) {
 		dst[j] += wi * (1 - f)
 		dst[j+1] += wi * f
 	}
+}
+
+// addChunks calls bin(a, b, bins) for the chunks [a, b) of size items of
+// [0, n) on GOMAXPROCS goroutines, each with zeroed bins as long as acc,
+// and adds each chunk's bins into acc in chunk order as they finish (the
+// sums then do not depend on the schedule). Bins are reused from chunk to
+// chunk: fresh memory for each cost more in page faults than the binning.
+func addChunks(acc []float64, n, size int, bin func(a, b int, bins []float64)) {
+	chunks := (n + size - 1) / size
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	var mu sync.Mutex
+	turn := sync.NewCond(&mu)
+	next := 0
+	free := make(chan []float64, workers)
+	var job atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				k := int(job.Add(1)) - 1
+				if k >= chunks {
+					return
+				}
+				var bins []float64
+				select {
+				case bins = <-free:
+				default:
+					bins = makeBig[float64](len(acc), len(acc))
+				}
+				bin(k*size, min(n, (k+1)*size), bins)
+				mu.Lock()
+				for next != k {
+					turn.Wait()
+				}
+				for j, v := range bins {
+					acc[j] += v
+				}
+				next++
+				turn.Broadcast()
+				mu.Unlock()
+				clear(bins)
+				select {
+				case free <- bins:
+				default:
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // kernelReach is how far, in bandwidths, the Gaussian kernel is summed:

@@ -81,22 +81,26 @@ func (vb *valueBuckets) gather(x, w []float64, wins [][2]int) (gx, gw [][]float6
 	chunks := (len(x) + itemChunk - 1) / itemChunk
 	px := make([][][]float64, chunks)
 	pw := make([][][]float64, chunks)
-	first, last := wins[0][0], wins[len(wins)-1][1]
+	// The window of each bucket (−1: none): one well-predicted branch
+	// per value, where a test against the windows' bounds is taken for
+	// every value between them.
+	winOf := make([]int8, quantileBuckets)
+	for i := range winOf {
+		winOf[i] = -1
+	}
+	for q, wn := range wins {
+		for j := wn[0]; j <= wn[1]; j++ {
+			winOf[j] = int8(q)
+		}
+	}
 	parallelChunks(len(x), func(k, a, b int) {
 		ox := make([][]float64, len(wins))
 		ow := make([][]float64, len(wins))
 		for i := a; i < b; i++ {
-			j := vb.of(x[i])
-			if j < first || j > last {
-				continue
-			}
-			for q, wn := range wins {
-				if j >= wn[0] && j <= wn[1] {
-					ox[q] = append(ox[q], x[i])
-					if w != nil {
-						ow[q] = append(ow[q], w[i])
-					}
-					break
+			if q := winOf[vb.of(x[i])]; q >= 0 {
+				ox[q] = append(ox[q], x[i])
+				if w != nil {
+					ow[q] = append(ow[q], w[i])
 				}
 			}
 		}
@@ -116,7 +120,7 @@ func (vb *valueBuckets) gather(x, w []float64, wins [][2]int) (gx, gw [][]float6
 // of x, which it does not modify. depth bounds the recursion into a
 // window that holds most of the values (a far outlier squeezes the rest
 // into one bucket).
-func orderStats(x []float64, ranks []int, depth int) []float64 {
+func orderStats(x []float64, ranks []int, depth int, bounds *[2]float64) []float64 {
 	out := make([]float64, len(ranks))
 	if len(x) <= quantileSelectAbove || depth > 3 {
 		c := slices.Clone(x)
@@ -127,7 +131,12 @@ func orderStats(x []float64, ranks []int, depth int) []float64 {
 		}
 		return out
 	}
-	lo, hi := minMax(x)
+	var lo, hi float64
+	if bounds != nil {
+		lo, hi = bounds[0], bounds[1]
+	} else {
+		lo, hi = minMax(x)
+	}
 	if !(hi > lo) {
 		for k := range out {
 			out[k] = lo
@@ -168,7 +177,7 @@ func orderStats(x []float64, ranks []int, depth int) []float64 {
 		for i := range local {
 			local[i] = ranks[k+i] - before[k]
 		}
-		copy(out[k:e], orderStats(gx[q], local, depth+1))
+		copy(out[k:e], orderStats(gx[q], local, depth+1, nil))
 	}
 	return out
 }
@@ -183,7 +192,7 @@ func (s wsample) quantilesLarge(ps []float64) []float64 {
 			j := int(math.Floor(float64(n-1) * p))
 			ranks = append(ranks, j, min(j+1, n-1))
 		}
-		st := orderStats(s.x, ranks, 0)
+		st := orderStats(s.x, ranks, 0, s.bounds)
 		out := make([]float64, len(ps))
 		for k, p := range ps {
 			h := float64(n-1) * p
@@ -195,7 +204,7 @@ func (s wsample) quantilesLarge(ps []float64) []float64 {
 		}
 		return out
 	}
-	lo, hi := minMax(s.x)
+	lo, hi := s.minMax()
 	if !(hi > lo) {
 		return slices.Repeat([]float64{lo}, len(ps))
 	}

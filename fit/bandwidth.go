@@ -526,6 +526,70 @@ func (s wsample) sheatherJones(nb int) (float64, error) {
 	return bisect(fSD, lower, upper, 1e-10*upper), nil
 }
 
+// brent returns a root of f in [a, b], where f(a) and f(b) differ in
+// sign, to within tol + 4·ε·|root| (Brent 1973, Algorithms for
+// Minimization without Derivatives, ch. 4, "zero"): bisection safeguarded
+// inverse quadratic interpolation, some ten evaluations where bisection
+// takes forty.
+func brent(f func(float64) float64, a, b, tol float64) float64 {
+	const eps = 0x1p-52
+	fa, fb := f(a), f(b)
+	c, fc := a, fa
+	d := b - a
+	e := d
+	for range 200 {
+		if (fb > 0) == (fc > 0) {
+			c, fc = a, fa
+			d = b - a
+			e = d
+		}
+		if math.Abs(fc) < math.Abs(fb) {
+			a, b, c = b, c, b
+			fa, fb, fc = fb, fc, fb
+		}
+		tol1 := 2*eps*math.Abs(b) + tol/2
+		xm := (c - b) / 2
+		if math.Abs(xm) <= tol1 || fb == 0 {
+			return b
+		}
+		if math.Abs(e) >= tol1 && math.Abs(fa) > math.Abs(fb) {
+			// Inverse quadratic interpolation, or the secant with two points.
+			var p, q float64
+			s := fb / fa
+			if a == c {
+				p = 2 * xm * s
+				q = 1 - s
+			} else {
+				q0, r := fa/fc, fb/fc
+				p = s * (2*xm*q0*(q0-r) - (b-a)*(r-1))
+				q = (q0 - 1) * (r - 1) * (s - 1)
+			}
+			if p > 0 {
+				q = -q
+			} else {
+				p = -p
+			}
+			if 2*p < math.Min(3*xm*q-math.Abs(tol1*q), math.Abs(e*q)) {
+				e, d = d, p/q
+			} else {
+				d, e = xm, xm
+			}
+		} else {
+			d, e = xm, xm
+		}
+		a, fa = b, fb
+		if math.Abs(d) > tol1 {
+			b += d
+		} else if xm > 0 {
+			b += tol1
+		} else {
+			b -= tol1
+		}
+		fb = f(b)
+	}
+	return b
+}
+
 // bisect returns a root of f in [a, b], where f(a) and f(b) differ in
 // sign, to within tol.
 func bisect(f func(float64) float64, a, b, tol float64) float64 {
@@ -575,15 +639,26 @@ func (s wsample) botev(m int) (float64, error) {
 		bins[i] /= tot
 	}
 	a := dct2(bins)
-	I := make([]float64, m-1)
-	a2 := make([]float64, m-1)
-	for k := 1; k < m; k++ {
-		I[k-1] = float64(k) * float64(k)
-		a2[k-1] = sq(a[k]) // (a_k/2)² with kde.m's a_k = 2·Σ x_j cos(…)
+	// The sums' coefficients I_k^s·a2_k for s = 2…7, made once for the
+	// forty-odd calls of fixed (I_k = k², a2_k = (a_k/2)² with kde.m's
+	// a_k = 2·Σ x_j cos(…)).
+	const l = 7
+	var terms [l + 1][]float64
+	for s := 2; s <= l; s++ {
+		terms[s] = make([]float64, m-1)
 	}
+	for k := 1; k < m; k++ {
+		i := float64(k) * float64(k)
+		a2 := sq(a[k])
+		p := i
+		for s := 2; s <= l; s++ {
+			p *= i // i^s, multiplied up as kde.m's I.^s
+			terms[s][k-1] = p * a2
+		}
+	}
+	sumTerms := func(s int, t float64) float64 { return sumExpTerms(terms[s], t) }
 	fixed := func(t float64) float64 {
-		const l = 7
-		f := 2 * math.Pow(math.Pi, 2*l) * sumTerms(I, a2, l, t)
+		f := 2 * math.Pow(math.Pi, 2*l) * sumTerms(l, t)
 		for s := l - 1; s >= 2; s-- {
 			k0 := 1.0
 			for j := 1; j <= 2*s-1; j += 2 {
@@ -592,7 +667,7 @@ func (s wsample) botev(m int) (float64, error) {
 			k0 /= math.Sqrt(2 * math.Pi)
 			cst := (1 + math.Pow(0.5, float64(s)+0.5)) / 3
 			time := math.Pow(2*cst*k0/N/f, 2/(3+2*float64(s)))
-			f = 2 * math.Pow(math.Pi, 2*float64(s)) * sumTerms(I, a2, s, time)
+			f = 2 * math.Pow(math.Pi, 2*float64(s)) * sumTerms(s, time)
 		}
 		return t - math.Pow(2*N*math.Sqrt(math.Pi)*f, -0.4)
 	}
@@ -601,7 +676,11 @@ func (s wsample) botev(m int) (float64, error) {
 	low := fixed(1e-300) // the same at every tol
 	for {
 		if low < 0 && fixed(tol) > 0 {
-			t := bisect(fixed, 0, tol, tol*1e-9)
+			// kde.m solves with fzero, Brent's method, to about the
+			// rounding of t; so does this (a bisection to tol·10⁻⁹
+			// stopped up to 10⁻⁴ of the bandwidth off where t is small,
+			// as in the linear domain's hour-long ranges).
+			t := brent(fixed, 0, tol, 1e-300)
 			return math.Sqrt(t) * R, nil
 		}
 		if tol >= 0.1 {
@@ -614,19 +693,20 @@ func (s wsample) botev(m int) (float64, error) {
 	return 0, fmt.Errorf("%w: improved sheather-jones found no fixed point", ErrBandwidth)
 }
 
-// sumTerms returns Σ_k I_k^s a2_k e^(−I_k π² t) over I_k = k², k = 1, 2, …
-// (kde.m's fixed_point sums). The exponentials come by recurrence, not
-// one math.Exp each (most of ISJ's time): with c = π²t,
-// e^(−k²c) = e^(−(k−1)²c)·e^(−(2k−1)c) and e^(−(2k+1)c) = e^(−(2k−1)c)·e^(−2c).
-// The recurrence restarts from math.Exp every sumRestart terms: a
-// rounding error r in e^(−2c) grows to k²r after k steps, and r is large
-// against c itself when c is tiny (e^(−2c) = 1 − 2c to within 10⁻¹⁶).
-func sumTerms(I, a2 []float64, s int, t float64) float64 {
+// sumExpTerms returns Σ_k c_k e^(−I_k π² t) over I_k = k², k = 1, 2, …
+// with c_k = I_k^s·a2_k (kde.m's fixed_point sums). The exponentials come
+// by recurrence, not one math.Exp each (most of ISJ's time): with
+// c = π²t, e^(−k²c) = e^(−(k−1)²c)·e^(−(2k−1)c) and e^(−(2k+1)c) =
+// e^(−(2k−1)c)·e^(−2c). The recurrence restarts from math.Exp every
+// sumRestart terms: a rounding error r in e^(−2c) grows to k²r after k
+// steps, and r is large against c itself when c is tiny (e^(−2c) = 1 − 2c
+// to within 10⁻¹⁶).
+func sumExpTerms(coef []float64, t float64) float64 {
 	sum := 0.0
 	c := math.Pi * math.Pi * t
 	step := math.Exp(-2 * c)
 	var e, f float64 // e^(−(k−1)²c), e^(−(2k−1)c)
-	for k, i := range I {
+	for k, ck := range coef {
 		if k%sumRestart == 0 {
 			j := float64(k + 1)
 			e, f = math.Exp(-(j-1)*(j-1)*c), math.Exp(-(2*j-1)*c)
@@ -636,11 +716,7 @@ func sumTerms(I, a2 []float64, s int, t float64) float64 {
 		if e == 0 {
 			break
 		}
-		p := i
-		for range s - 1 {
-			p *= i
-		}
-		sum += p * a2[k] * e
+		sum += ck * e
 	}
 	return sum
 }

@@ -119,6 +119,10 @@ func Estimate(s *Sample, opt Options) (*Density, error) {
 	if opt.Holdout > 0 {
 		train, test = split(s, opt.Holdout, opt.Seed)
 	}
+	var ks func(*Density) KS
+	if train.CensoredCount() == 0 {
+		ks = startKS(train) // beside the fit; with censoring it reads the fit's KM
+	}
 	d, err := estimate(train, opt)
 	if err != nil {
 		return nil, fmt.Errorf("fit: %w", err)
@@ -130,7 +134,10 @@ func Estimate(s *Sample, opt Options) (*Density, error) {
 		k := kmDistance(d, d.KM, rowsOf(train), float64(d.N-d.Censored))
 		d.KS = &k
 	} else {
-		k := KSDistance(d, train)
+		if ks == nil {
+			ks = startKS(train)
+		}
+		k := ks(d)
 		d.KS = &k
 	}
 	if test != nil {

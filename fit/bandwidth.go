@@ -447,15 +447,18 @@ func abs(i int) int {
 
 // phi4 and phi6 are R's bw_phi4 and bw_phi6: binned estimates of the
 // density functionals ψ4 = ∫ (f⁽²⁾)² and ψ6 with a Gaussian pilot of
-// bandwidth h (Wand & Jones 1995, §3.5).
+// bandwidth h (Wand & Jones 1995, §3.5). The exponentials e^(−δ_i/2),
+// δ_i = (i·d/h)², come by recurrence (gaussSteps), not one math.Exp a bin:
+// sj's root search calls phi4 some forty times.
 func (c sjCounts) phi4(h float64) float64 {
 	sum := 0.0
+	g := newGaussSteps(c.d / h)
 	for i, x := range c.cnt {
 		delta := sq(float64(i) * c.d / h)
 		if delta >= 1000 {
 			break
 		}
-		sum += math.Exp(-delta/2) * (delta*delta - 6*delta + 3) * x
+		sum += g.next(i) * (delta*delta - 6*delta + 3) * x
 	}
 	sum = 2*sum + c.n*3
 	return sum / (c.n * (c.n - 1) * math.Pow(h, 5) * math.Sqrt(2*math.Pi))
@@ -463,15 +466,41 @@ func (c sjCounts) phi4(h float64) float64 {
 
 func (c sjCounts) phi6(h float64) float64 {
 	sum := 0.0
+	g := newGaussSteps(c.d / h)
 	for i, x := range c.cnt {
 		delta := sq(float64(i) * c.d / h)
 		if delta >= 1000 {
 			break
 		}
-		sum += math.Exp(-delta/2) * (delta*delta*delta - 15*delta*delta + 45*delta - 15) * x
+		sum += g.next(i) * (delta*delta*delta - 15*delta*delta + 45*delta - 15) * x
 	}
 	sum = 2*sum - 15*c.n
 	return sum / (c.n * (c.n - 1) * math.Pow(h, 7) * math.Sqrt(2*math.Pi))
+}
+
+// gaussSteps yields e^(−(i·u)²/2) for i = 0, 1, 2, … in turn, by the
+// recurrence of sumExpTerms: with a = u²/2, e^(−a·i²) =
+// e^(−a·(i−1)²)·e^(−a·(2i−1)) and e^(−a·(2i+1)) = e^(−a·(2i−1))·e^(−2a),
+// from math.Exp again every sumRestart steps.
+type gaussSteps struct {
+	a, step, e, f float64
+}
+
+func newGaussSteps(u float64) gaussSteps {
+	a := u * u / 2
+	return gaussSteps{a: a, step: math.Exp(-2 * a)}
+}
+
+// next returns e^(−a·i²); i must count up from 0 by 1.
+func (g *gaussSteps) next(i int) float64 {
+	if i%sumRestart == 0 {
+		j := float64(i)
+		g.e, g.f = math.Exp(-g.a*j*j), math.Exp(-g.a*(2*j+1))
+		return g.e
+	}
+	g.e *= g.f
+	g.f *= g.step
+	return g.e
 }
 
 // sheatherJones is R's bw.SJ(x, nb, method = "ste") of the values

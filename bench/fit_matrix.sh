@@ -8,8 +8,11 @@
 # (fit/bench_test.go) against bench/fit_matrix.R, each holding its values
 # in memory, data generation not timed. For each size it runs R, then
 # Go, each RUNS times (BIGRUNS at 100M), and prints one markdown row per
-# case: the medians, R/pollfit (above 1: pollfit faster) and the
-# machine's 1-minute load average before each side ran. Run from the
+# case: the medians of wall time and of CPU time (user + system, all
+# cores: pollfit's parallel passes count twice on 2 cores), R/pollfit for
+# each (above 1: pollfit faster) and the machine's 1-minute load average
+# before each side ran. On a machine shared with other jobs the wall
+# times wait for a free core; the CPU times do not. Run from the
 # repository root:
 #
 #   sh bench/fit_matrix.sh                      # SIZES="1k 100k 1M 10M 100M", RUNS=5, BIGRUNS=2
@@ -34,8 +37,8 @@ secs() { awk -v s="$1" 'BEGIN {if (s < 0.01) printf "%.3g ms", s*1e3; else print
 
 echo "pollfit fit.Estimate and Kaplan–Meier vs R $(Rscript -e 'cat(paste(R.version$major, R.version$minor, sep="."))'), $(nproc) cores, medians ($(date -u '+%Y-%m-%d %H:%M UTC'))"
 echo
-echo "| n | case | R | pollfit | R / pollfit | load (R, Go) |"
-echo "|---|---|---:|---:|---:|---|"
+echo "| n | case | R wall | pollfit wall | R / pollfit | R CPU | pollfit CPU | R / pollfit | load (R, Go) |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---|"
 for size in $SIZES; do
 	case $size in
 	1k) n=1e3 ;; 100k) n=1e5 ;; 1M) n=1e6 ;; 10M) n=1e7 ;; 100M) n=1e8 ;;
@@ -50,14 +53,16 @@ for size in $SIZES; do
 	grep -q '^km ' "$dir/r.txt" || bench="^BenchmarkEstimateMatrix/n=$size/"
 	"$dir/fit.test" -test.run '^$' -test.bench "$bench" \
 		-test.benchtime 0.3s -test.count "$runs" >"$dir/go.txt"
-	while read -r name rsec; do
+	while read -r name rsec rcpu; do
 		case $name in
 		km) pat="KaplanMeierMatrix/n=$size-" ;;
 		*) pat="EstimateMatrix/n=$size/$name-" ;;
 		esac
 		g=$(awk -v p="$pat" 'index($1, p) {print $3/1e9}' "$dir/go.txt" | median)
-		[ -n "$g" ] || { echo "fit_matrix.sh: no Go result for $size $name" >&2; exit 1; }
+		gcpu=$(awk -v p="$pat" 'index($1, p) {for (i = 4; i <= NF; i++) if ($i == "cpu-ms/op") print $(i-1)/1e3}' "$dir/go.txt" | median)
+		[ -n "$g" ] && [ -n "$gcpu" ] || { echo "fit_matrix.sh: no Go result for $size $name" >&2; exit 1; }
 		ratio=$(awk -v r="$rsec" -v g="$g" 'BEGIN {printf "%.2g×", r/g}')
-		echo "| $size | $name | $(secs "$rsec") | $(secs "$g") | $ratio | $lr, $lg |"
+		cratio=$(awk -v r="$rcpu" -v g="$gcpu" 'BEGIN {printf "%.2g×", r/g}')
+		echo "| $size | $name | $(secs "$rsec") | $(secs "$g") | $ratio | $(secs "$rcpu") | $(secs "$gcpu") | $cratio | $lr, $lg |"
 	done <"$dir/r.txt"
 done

@@ -142,8 +142,12 @@ func BenchmarkKaplanMeierMatrix(b *testing.B) {
 				s.Times[i], s.Censored[i] = min(v, f), f < v
 			}
 			b.ReportAllocs()
+			cpu0 := cpuTime()
 			for b.Loop() {
 				NewKaplanMeier(s)
+			}
+			if cpu := cpuTime() - cpu0; cpu > 0 {
+				b.ReportMetric(cpu.Seconds()*1e3/float64(b.N), "cpu-ms/op")
 			}
 			b.ReportMetric(float64(sz.n)*float64(b.N)/b.Elapsed().Seconds(), "values/s")
 		})

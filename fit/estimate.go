@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Options configures Estimate. The zero value means: Gaussian KDE of ln t
@@ -523,7 +525,7 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 		y := t // continuous times in the linear domains: as they are
 		if delta > 0 || logDom {
 			y = makeBig[float64](n, n)
-			parallelChunks(n, func(_, lo, hi int) {
+			parallelParts(n, func(lo, hi int) {
 				for i := lo; i < hi; i++ {
 					y[i] = deround(t[i], delta, i)
 					if logDom {
@@ -762,4 +764,21 @@ func weyl(i int) float64 {
 	const phi = weylStep
 	x := float64(i) * phi
 	return x - math.Floor(x) // = math.Modf's fraction for x ≥ 0, and faster
+}
+
+// parallelParts calls f(lo, hi) on GOMAXPROCS contiguous parts of [0, n)
+// at once, or once on all of it below 2¹⁵ items: for element-wise passes,
+// whose results do not depend on how the items are split (sums go
+// through parallelChunks instead).
+func parallelParts(n int, f func(lo, hi int)) {
+	parts := runtime.GOMAXPROCS(0)
+	if n < 1<<15 || parts < 2 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() { f(p*n/parts, (p+1)*n/parts) })
+	}
+	wg.Wait()
 }

@@ -122,8 +122,10 @@ func Estimate(s *Sample, opt Options) (*Density, error) {
 		train, test = split(s, opt.Holdout, opt.Seed)
 	}
 	var ks func(*Density) KS
-	if train.CensoredCount() == 0 {
-		ks = startKS(train) // beside the fit; with censoring it reads the fit's KM
+	if train.CensoredCount() == 0 && train.Len() >= 1<<15 {
+		// Beside the fit (with censoring the distance reads the fit's KM;
+		// on small samples a second goroutine costs more than it saves).
+		ks = startKS(train)
 	}
 	d, err := estimate(train, opt)
 	if err != nil {
@@ -136,10 +138,12 @@ func Estimate(s *Sample, opt Options) (*Density, error) {
 		k := kmDistance(d, d.KM, rowsOf(train), float64(d.N-d.Censored))
 		d.KS = &k
 	} else {
-		if ks == nil {
-			ks = startKS(train)
+		var k KS
+		if ks != nil {
+			k = ks(d)
+		} else {
+			k = KSDistance(d, train)
 		}
-		k := ks(d)
 		d.KS = &k
 	}
 	if test != nil {

@@ -366,7 +366,7 @@ func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 			}
 		}
 	}
-	if hc := newHalfCells(tmin, tmax, c0/2); hc != nil {
+	if hc := newHalfCells(tmin, tmax, c0/2, n); hc != nil {
 		cell = func(a, b int) {
 			for i := a; i < b; i++ {
 				F[i] = -1
@@ -494,11 +494,12 @@ type halfCells struct {
 // halfCellShift keeps the exponent and 12 mantissa bits of a float64.
 const halfCellShift = 52 - 12
 
-// newHalfCells returns the table for half-cells of width e, or nil when
-// the span needs more than 2²¹ buckets or e is too narrow for them.
-func newHalfCells(tmin, tmax, e float64) *halfCells {
+// newHalfCells returns the table for half-cells of width e to look up n
+// times, or nil when it would cost more than n logarithms (more buckets
+// than n/4: 4,096 a binade) or e is too narrow for the buckets.
+func newHalfCells(tmin, tmax, e float64, n int) *halfCells {
 	k0, k1 := math.Float64bits(tmin)>>halfCellShift, math.Float64bits(tmax)>>halfCellShift
-	if k1-k0 >= 1<<21 || math.Expm1(e) < 1.0/(1<<11) {
+	if k1-k0 >= uint64(n/4) || math.Expm1(e) < 1.0/(1<<11) {
 		return nil
 	}
 	last := int64(math.Floor(math.Log(tmax/tmin)/e)) + 1

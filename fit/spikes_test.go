@@ -245,7 +245,7 @@ func TestHalfCells(t *testing.T) {
 			tmin, tmax = min(tmin, x[i]), max(tmax, x[i])
 		}
 		c0 := spikeCellWidths[0]
-		hc := newHalfCells(tmin, tmax, c0/2)
+		hc := newHalfCells(tmin, tmax, c0/2, math.MaxInt)
 		for _, v := range x {
 			if got, want := hc.of(v), int64(math.Floor(2*(math.Log(v/tmin)/c0))); got != want {
 				t.Fatalf("σ = %g: half-cell of %.17g = %d, want %d (the logarithm)", sigma, v, got, want)

@@ -480,8 +480,8 @@ func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 // halfCells finds the half-cell F = ⌊ln(v/tmin)/e⌋ of a time v in
 // [tmin, tmax] without a logarithm (a tenth of the spike screen's time):
 // the half-cells' lower ends tmin·e^(F·e) are tabled, and so is the
-// half-cell of the lower end of each bucket of v's float bits (2¹² per
-// binade, of relative width 2.4·10⁻⁴, less than e^e − 1 for e ≥ 0.0003:
+// half-cell of the lower end of each bucket of v's float bits (2⁹ per
+// binade, of relative width 0.002 or less, under e^e − 1 for e ≥ 0.002:
 // a bucket holds at most one cell end, one comparison). At the cell ends
 // the two ways round apart, so an item within 10⁻¹⁶ of an end may fall
 // on its other side.
@@ -491,15 +491,15 @@ type halfCells struct {
 	k0    uint64
 }
 
-// halfCellShift keeps the exponent and 12 mantissa bits of a float64.
-const halfCellShift = 52 - 12
+// halfCellShift keeps the exponent and 9 mantissa bits of a float64.
+const halfCellShift = 52 - 9
 
 // newHalfCells returns the table for half-cells of width e to look up n
 // times, or nil when it would cost more than n logarithms (more buckets
-// than n/4: 4,096 a binade) or e is too narrow for the buckets.
+// than n/4: 512 a binade) or e is too narrow for the buckets.
 func newHalfCells(tmin, tmax, e float64, n int) *halfCells {
 	k0, k1 := math.Float64bits(tmin)>>halfCellShift, math.Float64bits(tmax)>>halfCellShift
-	if k1-k0 >= uint64(n/4) || math.Expm1(e) < 1.0/(1<<11) {
+	if k1-k0 >= uint64(n/4) || math.Expm1(e) < 1.0/(1<<9) {
 		return nil
 	}
 	last := int64(math.Floor(math.Log(tmax/tmin)/e)) + 1

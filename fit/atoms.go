@@ -224,48 +224,44 @@ func findAtoms(t, m, cw []float64, delta, floor float64) ([]Atom, []float64, []a
 	type item struct{ t, w float64 }
 	var sub []item
 	total := 0.0
-	switch {
-	case cw != nil:
+	if cw != nil {
 		sub = make([]item, n)
 		for i, v := range t {
 			sub[i] = item{v, cw[i]}
 			total += cw[i]
 		}
-	case n > atomScreen:
-		sub = make([]item, 0, atomScreen)
-		step := float64(n) / atomScreen
-		for k := range atomScreen {
-			sub = append(sub, item{t[int(float64(k)*step)], 1})
-		}
-		total = atomScreen
-	default:
-		sub = make([]item, n)
-		for i, v := range t {
-			sub[i] = item{v, 1}
-		}
-		total = float64(n)
+		slices.SortFunc(sub, func(a, b item) int { return cmp.Compare(a.t, b.t) })
 	}
 	minSub := math.Max(AtomMinCount, 0.5*AtomMinMass*total)
-	if n > atomScreen && cw == nil {
-		minSub = 0.5 * AtomMinMass * total
-	}
 	if cw == nil {
-		// All weights 1: a value repeated minSub times fills its slot of
-		// a hash of the floats' bits at least that much, so only the items
-		// of such slots are sorted (continuous data have none), as plain
-		// floats by their bits (radixSort, 8× faster than a comparison).
-		ts := make([]float64, len(sub))
-		for i, it := range sub {
-			ts[i] = it.t + 0 // −0 to +0: equal values, equal bits
+		// All weights 1: the (strided sub)sample's times, of which a value
+		// repeated minSub times fills its slot of a hash of the floats'
+		// bits at least that much, so only the items of such slots are
+		// sorted (continuous data have none), as plain floats by their
+		// bits (radixSort, 8× faster than a comparison).
+		var ts []float64
+		if n > atomScreen {
+			ts = make([]float64, atomScreen)
+			step := float64(n) / atomScreen
+			for k := range ts {
+				ts[k] = t[int(float64(k)*step)] + 0 // −0 to +0: equal values, equal bits
+			}
+			total = atomScreen
+			minSub = 0.5 * AtomMinMass * total
+		} else {
+			ts = make([]float64, n)
+			for i, v := range t {
+				ts[i] = v + 0
+			}
+			total = float64(n)
+			minSub = math.Max(AtomMinCount, 0.5*AtomMinMass*total)
 		}
 		ts = heavyValues(ts, int(math.Ceil(minSub)))
 		ts = radixSort(ts, make([]float64, len(ts)))
-		sub = sub[:len(ts)]
+		sub = make([]item, len(ts))
 		for i, v := range ts {
 			sub[i] = item{v, 1}
 		}
-	} else {
-		slices.SortFunc(sub, func(a, b item) int { return cmp.Compare(a.t, b.t) })
 	}
 	var cand []float64
 	for i := 0; i < len(sub); {

@@ -356,13 +356,13 @@ func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 	// floors as ⌊y/c − off⌋ (y/(2^s·c₀) is (y/c₀)/2^s exactly, and so is
 	// the half-cell shift). F < 0 marks items at t ≤ 0. On both cores.
 	c0 := spikeCellWidths[0]
-	F := make([]int64, n)
+	F := make([]int32, n)
 	var wg sync.WaitGroup
 	cell := func(a, b int) {
 		for i := a; i < b; i++ {
 			F[i] = -1
 			if v := t[i]; v > 0 {
-				F[i] = int64(math.Floor(2 * (math.Log(v/tmin) / c0)))
+				F[i] = int32(math.Floor(2 * (math.Log(v/tmin) / c0)))
 			}
 		}
 	}
@@ -371,7 +371,7 @@ func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 			for i := a; i < b; i++ {
 				F[i] = -1
 				if v := t[i]; v > 0 {
-					F[i] = hc.of(v)
+					F[i] = int32(hc.of(v))
 				}
 			}
 		}
@@ -385,7 +385,7 @@ func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 	}
 	var fhi int64
 	for _, f := range F {
-		fhi = max(fhi, f)
+		fhi = max(fhi, int64(f))
 	}
 	var flagged []spikeCell
 	tests := 0

@@ -225,42 +225,44 @@ func findAtoms(t, m, cw []float64, delta, floor float64) ([]Atom, []float64, []a
 	type item struct{ t, w float64 }
 	var sub []item
 	total := 0.0
-	switch {
-	case cw != nil:
+	if cw != nil {
 		sub = make([]item, n)
 		for i, v := range t {
 			sub[i] = item{v, cw[i]}
 			total += cw[i]
 		}
-	case n > atomScreen:
-		sub = make([]item, 0, atomScreen)
-		step := float64(n) / atomScreen
-		for k := range atomScreen {
-			sub = append(sub, item{t[int(float64(k)*step)], 1})
-		}
-		total = atomScreen
-	default:
-		sub = make([]item, n)
-		for i, v := range t {
-			sub[i] = item{v, 1}
-		}
-		total = float64(n)
-	}
-	if cw == nil { // all weights 1: sort plain floats, 3× faster
-		ts := make([]float64, len(sub))
-		for i, it := range sub {
-			ts[i] = it.t
-		}
-		slices.Sort(ts)
-		for i, v := range ts {
-			sub[i].t = v
-		}
-	} else {
 		slices.SortFunc(sub, func(a, b item) int { return cmp.Compare(a.t, b.t) })
 	}
 	minSub := math.Max(AtomMinCount, 0.5*AtomMinMass*total)
-	if n > atomScreen && cw == nil {
-		minSub = 0.5 * AtomMinMass * total
+	if cw == nil {
+		// All weights 1: the (strided sub)sample's times, of which a value
+		// repeated minSub times fills its slot of a hash of the floats'
+		// bits at least that much, so only the items of such slots are
+		// sorted (continuous data have none), as plain floats by their
+		// bits (radixSort, 8× faster than a comparison).
+		var ts []float64
+		if n > atomScreen {
+			ts = make([]float64, atomScreen)
+			step := float64(n) / atomScreen
+			for k := range ts {
+				ts[k] = t[int(float64(k)*step)] + 0 // −0 to +0: equal values, equal bits
+			}
+			total = atomScreen
+			minSub = 0.5 * AtomMinMass * total
+		} else {
+			ts = make([]float64, n)
+			for i, v := range t {
+				ts[i] = v + 0
+			}
+			total = float64(n)
+			minSub = math.Max(AtomMinCount, 0.5*AtomMinMass*total)
+		}
+		ts = heavyValues(ts, int(math.Ceil(minSub)))
+		ts = radixSort(ts, make([]float64, len(ts)))
+		sub = make([]item, len(ts))
+		for i, v := range ts {
+			sub[i] = item{v, 1}
+		}
 	}
 	var cand []float64
 	for i := 0; i < len(sub); {
@@ -392,4 +394,27 @@ func lineAtZero(c []float64, left int) float64 {
 	}
 	b := (n*skc - sk*sc) / den
 	return math.Max(0, (sc-b*sk)/n)
+}
+
+// heavyValues returns the values of x (≥ 0, not −0) that fall in a slot
+// of a multiplicative hash of their bits (Knuth, TAOCP vol. 3, §6.4; 2 to
+// 4 slots a value, at most 2¹⁶) holding at least `least` of them, in
+// place. Every copy of a value repeated that often or more is among them.
+func heavyValues(x []float64, least int) []float64 {
+	bits := uint(8)
+	for bits < 16 && 1<<bits < 2*len(x) {
+		bits++
+	}
+	slot := func(v float64) uint64 { return (math.Float64bits(v) * 0x9e3779b97f4a7c15) >> (64 - bits) }
+	cnt := make([]int32, 1<<bits)
+	for _, v := range x {
+		cnt[slot(v)]++
+	}
+	out := x[:0]
+	for _, v := range x {
+		if int(cnt[slot(v)]) >= least {
+			out = append(out, v)
+		}
+	}
+	return out
 }

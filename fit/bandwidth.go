@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/cmplx"
 	"slices"
 	"strconv"
 	"strings"
 
+	"sync"
+
 	"github.com/pollfit/pollfit/internal/bulk"
-	"gonum.org/v1/gonum/dsp/fourier"
 )
 
 // Bandwidth rules accepted by Options.Bandwidth (besides a positive
@@ -71,6 +73,24 @@ type wsample struct {
 	// isjBins, when > 0, is the number of bins of the ISJ rule (0:
 	// isjBins).
 	isjBins int
+	// bounds, when not nil, holds the smallest and largest of x: a pass
+	// over 10⁸ values that the rules and the KDE would each repeat.
+	bounds *[2]float64
+}
+
+// minMax returns the smallest and largest of s.x.
+func (s wsample) minMax() (lo, hi float64) {
+	if s.bounds != nil {
+		return s.bounds[0], s.bounds[1]
+	}
+	return minMax(s.x)
+}
+
+// withBounds returns s with its bounds computed.
+func (s wsample) withBounds() wsample {
+	lo, hi := s.minMax()
+	s.bounds = &[2]float64{lo, hi}
+	return s
 }
 
 // total returns Σw and the effective sample size (Σw)²/Σw² (Kish 1965),
@@ -148,8 +168,12 @@ func quantilesInPlace(x []float64, ps ...float64) []float64 {
 // (Hyndman & Fan 1996): the order statistics interpolated at (n−1)p.
 // With weights, the positions are (Σ_{j≤i} w_j − w_i)/(Σw − w_last),
 // which is i/(n−1) for equal weights. Without weights it selects in
-// O(n) on a copy instead of sorting.
+// O(n) on a copy instead of sorting; above quantileSelectAbove values it
+// selects by buckets (quantile.go), with or without weights.
 func (s wsample) quantiles(ps ...float64) []float64 {
+	if len(s.x) > quantileSelectAbove {
+		return s.quantilesLarge(ps)
+	}
 	if s.w == nil {
 		return quantilesInPlace(slices.Clone(s.x), ps...)
 	}
@@ -329,7 +353,7 @@ type sjCounts struct {
 // counts when they are all equal.
 func (s wsample) pairCounts(nb int) sjCounts {
 	sum, neff := s.total()
-	lo, hi := minMax(s.x)
+	lo, hi := s.minMax()
 	d := (hi - lo) * 1.01 / float64(nb)
 	cnt := make([]float64, nb)
 	if s.w == nil && len(s.x) <= nb/2 {
@@ -352,17 +376,35 @@ func (s wsample) pairCounts(nb int) sjCounts {
 	if s.w != nil {
 		scale = neff / sum
 	}
-	for i, v := range s.x {
-		k := bin(v) - b0
-		if k < 0 || k >= nb {
-			continue // R's tabulate drops them too
+	// On all cores, chunk by chunk, the chunks' sums added in order.
+	chunks := (len(s.x) + bulk.ChunkItems - 1) / bulk.ChunkItems
+	parts := make([][2][]float64, chunks)
+	bulk.Chunks(len(s.x), func(c, a, b int) {
+		pw, pq := wb, qb
+		if chunks > 1 {
+			pw, pq = make([]float64, nb), make([]float64, nb)
 		}
-		w := scale
-		if s.w != nil {
-			w = s.w[i] * scale
+		for i := a; i < b; i++ {
+			k := bin(s.x[i]) - b0
+			if k < 0 || k >= nb {
+				continue // R's tabulate drops them too
+			}
+			w := scale
+			if s.w != nil {
+				w = s.w[i] * scale
+			}
+			pw[k] += w
+			pq[k] += w * w
 		}
-		wb[k] += w
-		qb[k] += w * w
+		parts[c] = [2][]float64{pw, pq}
+	})
+	if chunks > 1 {
+		for _, p := range parts {
+			for k := range nb {
+				wb[k] += p[0][k]
+				qb[k] += p[1][k]
+			}
+		}
 	}
 	for ii := range nb {
 		if wb[ii] == 0 {
@@ -414,15 +456,18 @@ func abs(i int) int {
 
 // phi4 and phi6 are R's bw_phi4 and bw_phi6: binned estimates of the
 // density functionals ψ4 = ∫ (f⁽²⁾)² and ψ6 with a Gaussian pilot of
-// bandwidth h (Wand & Jones 1995, §3.5).
+// bandwidth h (Wand & Jones 1995, §3.5). The exponentials e^(−δ_i/2),
+// δ_i = (i·d/h)², come by recurrence (gaussSteps), not one math.Exp a bin:
+// sj's root search calls phi4 some forty times.
 func (c sjCounts) phi4(h float64) float64 {
 	sum := 0.0
+	g := newGaussSteps(c.d / h)
 	for i, x := range c.cnt {
 		delta := sq(float64(i) * c.d / h)
 		if delta >= 1000 {
 			break
 		}
-		sum += math.Exp(-delta/2) * (delta*delta - 6*delta + 3) * x
+		sum += g.next(i) * (delta*delta - 6*delta + 3) * x
 	}
 	sum = 2*sum + c.n*3
 	return sum / (c.n * (c.n - 1) * math.Pow(h, 5) * math.Sqrt(2*math.Pi))
@@ -430,15 +475,41 @@ func (c sjCounts) phi4(h float64) float64 {
 
 func (c sjCounts) phi6(h float64) float64 {
 	sum := 0.0
+	g := newGaussSteps(c.d / h)
 	for i, x := range c.cnt {
 		delta := sq(float64(i) * c.d / h)
 		if delta >= 1000 {
 			break
 		}
-		sum += math.Exp(-delta/2) * (delta*delta*delta - 15*delta*delta + 45*delta - 15) * x
+		sum += g.next(i) * (delta*delta*delta - 15*delta*delta + 45*delta - 15) * x
 	}
 	sum = 2*sum - 15*c.n
 	return sum / (c.n * (c.n - 1) * math.Pow(h, 7) * math.Sqrt(2*math.Pi))
+}
+
+// gaussSteps yields e^(−(i·u)²/2) for i = 0, 1, 2, … in turn, by the
+// recurrence of sumExpTerms: with a = u²/2, e^(−a·i²) =
+// e^(−a·(i−1)²)·e^(−a·(2i−1)) and e^(−a·(2i+1)) = e^(−a·(2i−1))·e^(−2a),
+// from math.Exp again every sumRestart steps.
+type gaussSteps struct {
+	a, step, e, f float64
+}
+
+func newGaussSteps(u float64) gaussSteps {
+	a := u * u / 2
+	return gaussSteps{a: a, step: math.Exp(-2 * a)}
+}
+
+// next returns e^(−a·i²); i must count up from 0 by 1.
+func (g *gaussSteps) next(i int) float64 {
+	if i%sumRestart == 0 {
+		j := float64(i)
+		g.e, g.f = math.Exp(-g.a*j*j), math.Exp(-g.a*(2*j+1))
+		return g.e
+	}
+	g.e *= g.f
+	g.f *= g.step
+	return g.e
 }
 
 // sheatherJones is R's bw.SJ(x, nb, method = "ste") of the values
@@ -451,15 +522,21 @@ func (c sjCounts) phi6(h float64) float64 {
 func (s wsample) sheatherJones(nb int) (float64, error) {
 	c := s.pairCounts(nb)
 	n := c.n
-	if _, iqr := s.spread(); !(iqr > 0) {
+	sd, iqr := s.spread()
+	if !(iqr > 0) {
 		// R's bw.SJ stops on such data ("sample is too sparse to find
 		// TD"): its pilot bandwidths are multiples of the IQR. De-rounded,
 		// the ties would give an IQR of a resolution or less and pilots
 		// that resolve the spread inside one resolution cell.
 		return 0, fmt.Errorf("%w: sheather-jones needs a spread: half the sample or more is one recorded value (interquartile range 0)", ErrBandwidth)
 	}
-	q := s.quantiles(0.25, 0.75)
-	scale := math.Min(s.sd(), (q[1]-q[0])/1.349)
+	if s.rec != nil || s.snapLog > 0 {
+		// The scale is of the values smoothed (spread's, when they are
+		// the values as recorded).
+		q := s.quantiles(0.25, 0.75)
+		sd, iqr = s.sd(), q[1]-q[0]
+	}
+	scale := math.Min(sd, iqr/1.349)
 	a := 1.24 * scale * math.Pow(n, -1.0/7)
 	b := 1.23 * scale * math.Pow(n, -1.0/9)
 	c1 := 1 / (2 * math.Sqrt(math.Pi) * n)
@@ -485,6 +562,70 @@ func (s wsample) sheatherJones(nb int) (float64, error) {
 		}
 	}
 	return bisect(fSD, lower, upper, 1e-10*upper), nil
+}
+
+// brent returns a root of f in [a, b], where f(a) and f(b) differ in
+// sign, to within tol + 4·ε·|root| (Brent 1973, Algorithms for
+// Minimization without Derivatives, ch. 4, "zero"): bisection safeguarded
+// inverse quadratic interpolation, some ten evaluations where bisection
+// takes forty.
+func brent(f func(float64) float64, a, b, tol float64) float64 {
+	const eps = 0x1p-52
+	fa, fb := f(a), f(b)
+	c, fc := a, fa
+	d := b - a
+	e := d
+	for range 200 {
+		if (fb > 0) == (fc > 0) {
+			c, fc = a, fa
+			d = b - a
+			e = d
+		}
+		if math.Abs(fc) < math.Abs(fb) {
+			a, b, c = b, c, b
+			fa, fb, fc = fb, fc, fb
+		}
+		tol1 := 2*eps*math.Abs(b) + tol/2
+		xm := (c - b) / 2
+		if math.Abs(xm) <= tol1 || fb == 0 {
+			return b
+		}
+		if math.Abs(e) >= tol1 && math.Abs(fa) > math.Abs(fb) {
+			// Inverse quadratic interpolation, or the secant with two points.
+			var p, q float64
+			s := fb / fa
+			if a == c {
+				p = 2 * xm * s
+				q = 1 - s
+			} else {
+				q0, r := fa/fc, fb/fc
+				p = s * (2*xm*q0*(q0-r) - (b-a)*(r-1))
+				q = (q0 - 1) * (r - 1) * (s - 1)
+			}
+			if p > 0 {
+				q = -q
+			} else {
+				p = -p
+			}
+			if 2*p < math.Min(3*xm*q-math.Abs(tol1*q), math.Abs(e*q)) {
+				e, d = d, p/q
+			} else {
+				d, e = xm, xm
+			}
+		} else {
+			d, e = xm, xm
+		}
+		a, fa = b, fb
+		if math.Abs(d) > tol1 {
+			b += d
+		} else if xm > 0 {
+			b += tol1
+		} else {
+			b -= tol1
+		}
+		fb = f(b)
+	}
+	return b
 }
 
 // bisect returns a root of f in [a, b], where f(a) and f(b) differ in
@@ -519,7 +660,7 @@ func bisect(f func(float64) float64, a, b, tol float64) float64 {
 // number of distinct values.
 func (s wsample) botev(m int) (float64, error) {
 	_, N := s.total()
-	lo, hi := minMax(s.x)
+	lo, hi := s.minMax()
 	r := hi - lo
 	if !(r > 0) {
 		return 0, fmt.Errorf("%w: all values are equal", ErrBandwidth)
@@ -536,15 +677,26 @@ func (s wsample) botev(m int) (float64, error) {
 		bins[i] /= tot
 	}
 	a := dct2(bins)
-	I := make([]float64, m-1)
-	a2 := make([]float64, m-1)
-	for k := 1; k < m; k++ {
-		I[k-1] = float64(k) * float64(k)
-		a2[k-1] = sq(a[k]) // (a_k/2)² with kde.m's a_k = 2·Σ x_j cos(…)
+	// The sums' coefficients I_k^s·a2_k for s = 2…7, made once for the
+	// forty-odd calls of fixed (I_k = k², a2_k = (a_k/2)² with kde.m's
+	// a_k = 2·Σ x_j cos(…)).
+	const l = 7
+	var terms [l + 1][]float64
+	for s := 2; s <= l; s++ {
+		terms[s] = make([]float64, m-1)
 	}
+	for k := 1; k < m; k++ {
+		i := float64(k) * float64(k)
+		a2 := sq(a[k])
+		p := i
+		for s := 2; s <= l; s++ {
+			p *= i // i^s, multiplied up as kde.m's I.^s
+			terms[s][k-1] = p * a2
+		}
+	}
+	sumTerms := func(s int, t float64) float64 { return sumExpTerms(terms[s], t) }
 	fixed := func(t float64) float64 {
-		const l = 7
-		f := 2 * math.Pow(math.Pi, 2*l) * sumTerms(I, a2, l, t)
+		f := 2 * math.Pow(math.Pi, 2*l) * sumTerms(l, t)
 		for s := l - 1; s >= 2; s-- {
 			k0 := 1.0
 			for j := 1; j <= 2*s-1; j += 2 {
@@ -553,15 +705,20 @@ func (s wsample) botev(m int) (float64, error) {
 			k0 /= math.Sqrt(2 * math.Pi)
 			cst := (1 + math.Pow(0.5, float64(s)+0.5)) / 3
 			time := math.Pow(2*cst*k0/N/f, 2/(3+2*float64(s)))
-			f = 2 * math.Pow(math.Pi, 2*float64(s)) * sumTerms(I, a2, s, time)
+			f = 2 * math.Pow(math.Pi, 2*float64(s)) * sumTerms(s, time)
 		}
 		return t - math.Pow(2*N*math.Sqrt(math.Pi)*f, -0.4)
 	}
 	nc := math.Min(1050, math.Max(50, N))
 	tol := 1e-12 + 0.01*(nc-50)/1000
+	low := fixed(1e-300) // the same at every tol
 	for {
-		if fixed(1e-300) < 0 && fixed(tol) > 0 {
-			t := bisect(fixed, 0, tol, tol*1e-9)
+		if low < 0 && fixed(tol) > 0 {
+			// kde.m solves with fzero, Brent's method, to about the
+			// rounding of t; so does this (a bisection to tol·10⁻⁹
+			// stopped up to 10⁻⁴ of the bandwidth off where t is small,
+			// as in the linear domain's hour-long ranges).
+			t := brent(fixed, 0, tol, 1e-300)
 			return math.Sqrt(t) * R, nil
 		}
 		if tol >= 0.1 {
@@ -574,19 +731,20 @@ func (s wsample) botev(m int) (float64, error) {
 	return 0, fmt.Errorf("%w: improved sheather-jones found no fixed point", ErrBandwidth)
 }
 
-// sumTerms returns Σ_k I_k^s a2_k e^(−I_k π² t) over I_k = k², k = 1, 2, …
-// (kde.m's fixed_point sums). The exponentials come by recurrence, not
-// one math.Exp each (most of ISJ's time): with c = π²t,
-// e^(−k²c) = e^(−(k−1)²c)·e^(−(2k−1)c) and e^(−(2k+1)c) = e^(−(2k−1)c)·e^(−2c).
-// The recurrence restarts from math.Exp every sumRestart terms: a
-// rounding error r in e^(−2c) grows to k²r after k steps, and r is large
-// against c itself when c is tiny (e^(−2c) = 1 − 2c to within 10⁻¹⁶).
-func sumTerms(I, a2 []float64, s int, t float64) float64 {
+// sumExpTerms returns Σ_k c_k e^(−I_k π² t) over I_k = k², k = 1, 2, …
+// with c_k = I_k^s·a2_k (kde.m's fixed_point sums). The exponentials come
+// by recurrence, not one math.Exp each (most of ISJ's time): with
+// c = π²t, e^(−k²c) = e^(−(k−1)²c)·e^(−(2k−1)c) and e^(−(2k+1)c) =
+// e^(−(2k−1)c)·e^(−2c). The recurrence restarts from math.Exp every
+// sumRestart terms: a rounding error r in e^(−2c) grows to k²r after k
+// steps, and r is large against c itself when c is tiny (e^(−2c) = 1 − 2c
+// to within 10⁻¹⁶).
+func sumExpTerms(coef []float64, t float64) float64 {
 	sum := 0.0
 	c := math.Pi * math.Pi * t
 	step := math.Exp(-2 * c)
 	var e, f float64 // e^(−(k−1)²c), e^(−(2k−1)c)
-	for k, i := range I {
+	for k, ck := range coef {
 		if k%sumRestart == 0 {
 			j := float64(k + 1)
 			e, f = math.Exp(-(j-1)*(j-1)*c), math.Exp(-(2*j-1)*c)
@@ -596,11 +754,7 @@ func sumTerms(I, a2 []float64, s int, t float64) float64 {
 		if e == 0 {
 			break
 		}
-		p := i
-		for range s - 1 {
-			p *= i
-		}
-		sum += p * a2[k] * e
+		sum += ck * e
 	}
 	return sum
 }
@@ -611,19 +765,46 @@ func sumTerms(I, a2 []float64, s int, t float64) float64 {
 const sumRestart = 64
 
 // dct2 returns c_k = Σ_j x_j cos(πk(2j+1)/(2m)), the unnormalised DCT-II,
-// from one real FFT of the even extension (Makhoul 1980).
+// from one real FFT of m points of the reordered sequence v_j = x_{2j},
+// v_{m−1−j} = x_{2j+1}: c_k = Re(e^(−iπk/(2m))·V_k) (Makhoul 1980, "A
+// fast cosine transform in one and two dimensions", IEEE Trans. ASSP
+// 28(1)). m must be even.
 func dct2(x []float64) []float64 {
 	m := len(x)
-	ext := make([]float64, 2*m)
-	copy(ext, x)
-	for j := range m {
-		ext[2*m-1-j] = x[j]
+	v := make([]float64, m)
+	for j := range m / 2 {
+		v[j] = x[2*j]
+		v[m-1-j] = x[2*j+1]
 	}
-	fy := fourier.NewFFT(2*m).Coefficients(nil, ext)
-	out := make([]float64, m)
+	fft := getFFT(m)
+	fv := fft.Coefficients(nil, v)
+	putFFT(fft)
+	tw := dctTwiddles(m)
+	out := v // v is no longer needed
 	for k := range m {
-		th := -math.Pi * float64(k) / float64(2*m)
-		out[k] = (real(fy[k])*math.Cos(th) - imag(fy[k])*math.Sin(th)) / 2
+		var c complex128
+		if k <= m/2 {
+			c = fv[k]
+		} else {
+			c = cmplx.Conj(fv[m-k])
+		}
+		out[k] = real(c)*tw[k][0] + imag(c)*tw[k][1]
 	}
 	return out
 }
+
+// dctTwiddles returns cos and sin of πk/(2m), k < m, made once per m.
+func dctTwiddles(m int) [][2]float64 {
+	if t, ok := dctTwiddleCache.Load(m); ok {
+		return t.([][2]float64)
+	}
+	tw := make([][2]float64, m)
+	for k := range tw {
+		s, c := math.Sincos(math.Pi * float64(k) / float64(2*m))
+		tw[k] = [2]float64{c, s}
+	}
+	dctTwiddleCache.Store(m, tw)
+	return tw
+}
+
+var dctTwiddleCache sync.Map // m → [][2]float64

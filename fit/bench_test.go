@@ -84,3 +84,73 @@ func benchMixture(b *testing.B, n int) {
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "values/s")
 }
+
+// matrixSizes are the sample sizes of BenchmarkEstimateMatrix and
+// BenchmarkKaplanMeierMatrix, by name.
+var matrixSizes = []struct {
+	name string
+	n    int
+}{{"1k", 1_000}, {"100k", 100_000}, {"1M", 1_000_000}, {"10M", 10_000_000}, {"100M", 100_000_000}}
+
+// matrixSamples caches the generated samples across -count runs: 10⁸
+// lognormal draws take seconds.
+var matrixSamples = map[string][]float64{}
+
+// matrixSample returns n lognormal settle times (meanlog 3, sdlog 1, as
+// R's rlnorm(n, 3, 1) in bench/fit_matrix.sh), made once per size.
+func matrixSample(name string, n int) []float64 {
+	if x, ok := matrixSamples[name]; ok {
+		return x
+	}
+	x := sampleOf(distuv.LogNormal{Mu: 3, Sigma: 1, Src: pcg(1)}, n, 0)
+	matrixSamples[name] = x
+	return x
+}
+
+// BenchmarkEstimateMatrix fits n = 1k … 100M lognormal settle times held
+// in memory in every domain with every bandwidth rule
+// (n=SIZE/DOMAIN/RULE). bench/fit_matrix.sh runs it next to R's
+// density() with the matching rule on the same distribution; select
+// sizes with -bench, e.g. 'EstimateMatrix/n=1M/'. Data generation is not
+// timed.
+func BenchmarkEstimateMatrix(b *testing.B) {
+	for _, sz := range matrixSizes {
+		b.Run("n="+sz.name, func(b *testing.B) {
+			s := &ingest.Sample{Times: matrixSample(sz.name, sz.n)}
+			for _, dom := range []string{DomainLog, DomainLinear, DomainReflect} {
+				for _, rule := range []string{BandwidthISJ, BandwidthSJ, BandwidthSilverman, BandwidthScott} {
+					b.Run(dom+"/"+rule, func(b *testing.B) {
+						benchSample(b, s, Options{Domain: dom, Bandwidth: rule})
+					})
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkKaplanMeierMatrix computes the Kaplan–Meier estimate
+// (NewKaplanMeier) of n = 1k … 100M lognormal settle times censored by an
+// independent uniform follow-up on [0, 60 s] (about 30 % censored); R's
+// survfit(Surv(time, status) ~ 1) is its peer in bench/fit_matrix.sh.
+func BenchmarkKaplanMeierMatrix(b *testing.B) {
+	for _, sz := range matrixSizes {
+		b.Run("n="+sz.name, func(b *testing.B) {
+			x := matrixSample(sz.name, sz.n)
+			s := &ingest.Sample{Times: make([]float64, sz.n), Censored: make([]bool, sz.n)}
+			r := pcg(2)
+			for i, v := range x {
+				f := 60 * r.Float64()
+				s.Times[i], s.Censored[i] = min(v, f), f < v
+			}
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			for b.Loop() {
+				NewKaplanMeier(s)
+			}
+			if cpu := cpuTime() - cpu0; cpu > 0 {
+				b.ReportMetric(cpu.Seconds()*1e3/float64(b.N), "cpu-ms/op")
+			}
+			b.ReportMetric(float64(sz.n)*float64(b.N)/b.Elapsed().Seconds(), "values/s")
+		})
+	}
+}

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"sync"
 
 	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/bulk"
@@ -145,6 +148,12 @@ func Estimate(s *ingest.Sample, opt Options) (*Density, error) {
 	if opt.Holdout > 0 {
 		train, test = split(s, opt.Holdout, opt.Seed)
 	}
+	var ks func(*Density) KS
+	if train.CensoredCount() == 0 && train.Len() >= 1<<15 {
+		// Beside the fit (with censoring the distance reads the fit's KM;
+		// on small samples a second goroutine costs more than it saves).
+		ks = startKS(train)
+	}
 	d, err := estimate(train, opt)
 	if err != nil {
 		return nil, fmt.Errorf("fit: %w", err)
@@ -156,7 +165,12 @@ func Estimate(s *ingest.Sample, opt Options) (*Density, error) {
 		k := kmDistance(d, d.KM, rowsOf(train), float64(d.N-d.Censored))
 		d.KS = &k
 	} else {
-		k := KSDistance(d, train)
+		var k KS
+		if ks != nil {
+			k = ks(d)
+		} else {
+			k = KSDistance(d, train)
+		}
 		d.KS = &k
 	}
 	if test != nil {
@@ -539,15 +553,18 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 		if spikes != nil {
 			m = spikes.apply(t, m)
 		}
-		y := bulk.Make[float64](n, n)
-		bulk.Chunks(n, func(_, lo, hi int) {
-			for i := lo; i < hi; i++ {
-				y[i] = deround(t[i], delta, i)
-				if logDom {
-					y[i] = math.Log(y[i])
+		y := t // continuous times in the linear domains: as they are
+		if delta > 0 || logDom {
+			y = bulk.Make[float64](n, n)
+			parallelParts(n, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					y[i] = deround(t[i], delta, i)
+					if logDom {
+						y[i] = math.Log(y[i])
+					}
 				}
-			}
-		})
+			})
+		}
 		ws = wsample{x: y, w: m}
 		if cw != nil {
 			ws.neff = kishCounts(m, cw)
@@ -577,6 +594,7 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 	}
 
 	ws.log = logDom
+	ws = ws.withBounds()
 	if prebinned {
 		ws.snapLog = delta
 	}
@@ -619,7 +637,7 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 		d.BandwidthRule = "fixed"
 	}
 
-	ylo, yhi := minMax(ws.x)
+	ylo, yhi := ws.minMax()
 	if d.BandwidthRule == "fixed" && yhi > ylo && h > maxBandwidthSpans*(yhi-ylo) {
 		unit := "s"
 		if logDom {
@@ -660,7 +678,7 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 	if ws.w == nil {
 		mass = 1 / float64(n)
 	}
-	g := gaussKDE(ws.x, ws.w, mass, h, lo, hi, size, opt.Domain == DomainReflect, full)
+	g := gaussKDE(ws.x, ws.w, mass, h, lo, hi, size, opt.Domain == DomainReflect, full, opt.Grid+1)
 
 	switch opt.Domain {
 	case DomainLog:
@@ -699,14 +717,16 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 // recorded returns the times t as recorded (ln t in the log domain) with
 // weights w: the scale of the bandwidth rules (wsample.rec).
 func recorded(t, w []float64, neff float64, logDom bool) *wsample {
+	if !logDom {
+		r := wsample{x: t, w: w, neff: neff}.withBounds()
+		return &r
+	}
 	x := make([]float64, len(t))
 	for i, v := range t {
-		x[i] = v
-		if logDom {
-			x[i] = math.Log(v)
-		}
+		x[i] = math.Log(v)
 	}
-	return &wsample{x: x, w: w, neff: neff, log: logDom}
+	r := wsample{x: x, w: w, neff: neff, log: true}.withBounds()
+	return &r
 }
 
 // tieWarning warns when the data resolution is coarse against the
@@ -783,4 +803,21 @@ func weyl(i int) float64 {
 	const phi = weylStep
 	x := float64(i) * phi
 	return x - math.Floor(x) // = math.Modf's fraction for x ≥ 0, and faster
+}
+
+// parallelParts calls f(lo, hi) on GOMAXPROCS contiguous parts of [0, n)
+// at once, or once on all of it below 2¹⁵ items: for element-wise passes,
+// whose results do not depend on how the items are split (sums go
+// through bulk.Chunks instead).
+func parallelParts(n int, f func(lo, hi int)) {
+	parts := runtime.GOMAXPROCS(0)
+	if n < 1<<15 || parts < 2 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() { f(p*n/parts, (p+1)*n/parts) })
+	}
+	wg.Wait()
 }

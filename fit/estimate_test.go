@@ -561,3 +561,40 @@ func TestSettledQuantile(t *testing.T) {
 		t.Errorf("all censored: SettledQuantile = %g, %d; want 0, 0", q, n)
 	}
 }
+
+// TestHeavyValues: the atom screen's hash keeps every copy of each value
+// repeated at least `least` times (counted here by a map) and, on
+// continuous data, next to nothing else.
+func TestHeavyValues(t *testing.T) {
+	r := pcg(51)
+	for _, n := range []int{1000, 65536} {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = math.Exp(r.NormFloat64())
+			switch i % 50 {
+			case 0, 1: // 4 %: an atom at 30 s
+				x[i] = 30
+			case 2: // 2 %: one at 1 s
+				x[i] = 1
+			}
+		}
+		least := n / 200
+		count := map[float64]int{}
+		for _, v := range x {
+			count[v]++
+		}
+		got := map[float64]int{}
+		kept := heavyValues(slices.Clone(x), least)
+		for _, v := range kept {
+			got[v]++
+		}
+		for v, c := range count {
+			if c >= least && got[v] != c {
+				t.Errorf("n %d: %d of the %d copies of %g kept, want all", n, got[v], c, v)
+			}
+		}
+		if other := len(kept) - count[30] - count[1]; other > n/100 {
+			t.Errorf("n %d: %d continuous values kept besides the atoms, want few", n, other)
+		}
+	}
+}

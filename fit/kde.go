@@ -2,6 +2,9 @@ package fit
 
 import (
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/pollfit/pollfit/internal/bulk"
 	"gonum.org/v1/gonum/dsp/fourier"
@@ -14,23 +17,19 @@ import (
 // C_BinDist). Points outside [lo, hi] are dropped. With mirror the points
 // are binned at −x (reflection at 0).
 func binLinear(dst, x, w []float64, mass, lo, hi float64, mirror bool) {
-	if len(x) >= 2*bulk.ChunkItems {
-		// On all cores: each chunk into its own bins, added in chunk
-		// order so the sums do not depend on the schedule.
-		parts := make([][]float64, bulk.NumChunks(len(x)))
-		bulk.Chunks(len(x), func(k, a, b int) {
+	// On all cores: each chunk into bins of its own, added in chunk order
+	// so that the sums do not depend on the schedule. A chunk holds at
+	// least 4 items per cell, so that clearing and adding its bins stays
+	// small against binning its items (2²⁰ cells for the linear domain's
+	// narrow kernels).
+	if chunk := max(bulk.ChunkItems, 4*len(dst)); len(x) >= 2*chunk {
+		addChunks(dst, len(x), chunk, func(a, b int, bins []float64) {
 			var wk []float64
 			if w != nil {
 				wk = w[a:b]
 			}
-			parts[k] = make([]float64, len(dst))
-			binLinear(parts[k], x[a:b], wk, mass, lo, hi, mirror)
+			binLinear(bins, x[a:b], wk, mass, lo, hi, mirror)
 		})
-		for _, p := range parts {
-			for j, v := range p {
-				dst[j] += v
-			}
-		}
 		return
 	}
 	m := len(dst)
@@ -61,140 +60,356 @@ func binLinear(dst, x, w []float64, mass, lo, hi float64, mirror bool) {
 	}
 }
 
-// convolveGauss convolves the binned masses y (cells dx apart) with a
-// Gaussian kernel of standard deviation h by FFT, zero-padded to 2m so
-// that nothing wraps around (Silverman 1982, "Algorithm AS 176"). It
-// returns the density at each cell (nil without pdf) and, when cdf is
-// not nil, fills cdf with Σ_k y_k Φ((x_j − x_k)/h), the exact CDF of the
-// binned estimate. Cost O(m log m).
-//
-// The sampled kernel is rescaled to sum to 1/dx so that mass is kept even
-// when dx is not small against h; for dx ≤ h/2 the correction is below
-// 1e-30 (Poisson summation: error ~ 2·exp(−2π²h²/dx²)).
-func convolveGauss(y []float64, dx, h float64, cdf []float64, pdf bool) []float64 {
-	m := len(y)
-	n := 2 * m
-	fft := fourier.NewFFT(n)
-	pad := make([]float64, n)
-	copy(pad, y)
-	fy := fft.Coefficients(nil, pad)
-
-	kern := make([]float64, n)
-	var dens []float64
-	if pdf {
-		dens = convolvePDF(fft, fy, kern, dx, h)
-	}
-	if cdf != nil {
-		for l := 0; l < m; l++ {
-			kern[l] = stdNormalCDF(float64(l) * dx / h)
-			if l > 0 {
-				kern[n-l] = stdNormalCDF(-float64(l) * dx / h)
+// addChunks calls bin(a, b, bins) for the chunks [a, b) of size items of
+// [0, n) on GOMAXPROCS goroutines, each with zeroed bins as long as acc,
+// and adds each chunk's bins into acc in chunk order as they finish (the
+// sums then do not depend on the schedule). Bins are reused from chunk to
+// chunk: fresh memory for each cost more in page faults than the binning.
+func addChunks(acc []float64, n, size int, bin func(a, b int, bins []float64)) {
+	chunks := (n + size - 1) / size
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	var mu sync.Mutex
+	turn := sync.NewCond(&mu)
+	next := 0
+	free := make(chan []float64, workers)
+	var job atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				k := int(job.Add(1)) - 1
+				if k >= chunks {
+					return
+				}
+				var bins []float64
+				select {
+				case bins = <-free:
+				default:
+					bins = bulk.Make[float64](len(acc), len(acc))
+				}
+				bin(k*size, min(n, (k+1)*size), bins)
+				mu.Lock()
+				for next != k {
+					turn.Wait()
+				}
+				for j, v := range bins {
+					acc[j] += v
+				}
+				next++
+				turn.Broadcast()
+				mu.Unlock()
+				clear(bins)
+				select {
+				case free <- bins:
+				default:
+				}
 			}
-		}
-		kern[m] = 0 // lag ±m never meets a nonzero cell
-		c := convolve(fft, fy, kern)
-		copy(cdf, c[:m])
-		// Round-off can break monotonicity by ~1e-16; the CDF must not.
-		prev := 0.0
-		for i, v := range cdf {
-			v = math.Max(prev, v)
-			cdf[i] = v
-			prev = v
-		}
+		})
 	}
-	return dens
+	wg.Wait()
 }
 
-// convolvePDF returns the density part of convolveGauss, with kern (2m
-// long) as scratch.
-func convolvePDF(fft *fourier.FFT, fy []complex128, kern []float64, dx, h float64) []float64 {
-	n := len(kern)
-	m := n / 2
-	sum := 0.0
-	for l := 0; l < m; l++ {
-		v := math.Exp(-0.5*sq(float64(l)*dx/h)) / (h * math.Sqrt(2*math.Pi))
-		kern[l] = v
-		sum += v
-		if l > 0 {
-			kern[n-l] = v
-			sum += v
-		}
-	}
-	if k := 1 / (sum * dx); math.Abs(k-1) > 1e-12 {
-		for i := range kern {
-			kern[i] *= k
-		}
-	}
-	pdf := convolve(fft, fy, kern)[:m]
-	for i, v := range pdf {
-		pdf[i] = math.Max(0, v)
-	}
-	return pdf
-}
+// kernelReach is how far, in bandwidths, the Gaussian kernel is summed:
+// beyond 9h its density is below e^(−40.5) = 2.6·10⁻¹⁸ of its peak and
+// its CDF within Φ(−9) = 1.1·10⁻¹⁹ of 0 or 1, under the rounding of the
+// sums themselves.
+const kernelReach = 9
 
-// convolve returns the circular convolution of the sequence with
-// coefficients fy and kern.
-func convolve(fft *fourier.FFT, fy []complex128, kern []float64) []float64 {
-	fk := fft.Coefficients(nil, kern)
-	for i := range fk {
-		fk[i] *= fy[i]
-	}
-	out := fft.Sequence(nil, fk)
-	inv := 1 / float64(len(out))
-	for i := range out {
-		out[i] *= inv
-	}
-	return out
-}
-
-// kdeGrid is a kernel density estimate evaluated on the regular grid
-// Lo + j·DX, j < len(PDF), with the CDF of the estimate at the same points.
+// kdeGrid is a kernel density estimate on the regular grid Lo + j·DX,
+// j < M, with the CDF of the estimate at the same points, read by at.
+// The FFT evaluation fills PDF and CDF at every cell; the direct one
+// (kdeDirect) computes a cell when at first reads it.
 type kdeGrid struct {
 	Lo, DX   float64
-	PDF, CDF []float64
+	M        int
+	PDF, CDF []float64 // every cell (FFT); nil for the direct evaluation
+	direct   *kdeDirect
 }
 
 // gaussKDE estimates the density of x (weights w, nil meaning mass each)
 // with a Gaussian kernel of bandwidth h on m cells spanning [lo, hi], by
-// linear binning and FFT. With reflect, each point is also placed at −x,
-// which is the reflection estimator for data ≥ 0 (Silverman 1986 §2.10).
-// Without pdf only the CDF is computed (the PDF reads 0): two FFTs of
-// the five saved.
-func gaussKDE(x, w []float64, mass, h, lo, hi float64, m int, reflect, pdf bool) kdeGrid {
+// linear binning and a discrete convolution with the kernel sampled at
+// the cells (Wand & Jones 1995, App. D). With reflect, each point is also
+// placed at −x, which is the reflection estimator for data ≥ 0
+// (Silverman 1986 §2.10). Without pdf only the CDF is computed (the PDF
+// reads 0). queries is about how many times at will be called; with the
+// kernel's reach K = ⌈9h/dx⌉ cells, the convolution is summed directly
+// at the cells read (2·queries cells of 2K + 1 terms each) when that is
+// cheaper than by FFT over all m cells (four FFTs of about m + K points):
+// a kernel narrow against a long grid (the linear domain's hour-long
+// tails at small bandwidths, 2²⁰ cells) costs a few thousand short sums
+// instead of FFTs of 2²¹ points. Both give the same values to rounding.
+func gaussKDE(x, w []float64, mass, h, lo, hi float64, m int, reflect, pdf bool, queries int) *kdeGrid {
 	y := make([]float64, m)
+	if m > 1<<19 {
+		y = bulk.Make[float64](m, m)
+	}
 	binLinear(y, x, w, mass, lo, hi, false)
 	if reflect {
 		binLinear(y, x, w, mass, lo, hi, true)
 	}
 	dx := (hi - lo) / float64(m-1)
-	cdf := make([]float64, m)
-	dens := convolveGauss(y, dx, h, cdf, pdf)
-	if dens == nil {
-		dens = make([]float64, m)
+	K := min(int(math.Ceil(kernelReach*h/dx)), m-1)
+	n := fftLen(m + K + 1)
+	g := &kdeGrid{Lo: lo, DX: dx, M: m}
+	terms := 2 * float64(queries) * float64(2*K+1)
+	if pdf {
+		terms *= 2
 	}
-	return kdeGrid{Lo: lo, DX: dx, PDF: dens, CDF: cdf}
+	// An FFT of n points costs about 2.5·n·log₂(n) terms of a direct sum
+	// (measured: gonum's real FFT against the loops of kdeDirect.cell).
+	fft := 2.5 * 4 * float64(n) * math.Log2(float64(n))
+	if terms < fft {
+		g.direct = newKDEDirect(y, dx, h, K, pdf)
+		return g
+	}
+	g.PDF, g.CDF = convolveGauss(y, dx, h, K, n, pdf)
+	return g
+}
+
+// fftLen returns the least n ≥ k of the form 2^a·3^b·5^c (the factors
+// gonum's FFT handles fastest).
+func fftLen(k int) int {
+	best := math.MaxInt
+	for p5 := 1; p5 < 2*k; p5 *= 5 {
+		for p35 := p5; p35 < 2*k; p35 *= 3 {
+			v := p35
+			for v < k {
+				v *= 2
+			}
+			best = min(best, v)
+		}
+	}
+	return best
+}
+
+// fftPlans holds a pool of FFT plans per length: a plan's twiddle factors
+// cost as much as a transform to compute, and a plan is not safe for
+// concurrent use.
+var fftPlans sync.Map // int → *sync.Pool of *fourier.FFT
+
+func getFFT(n int) *fourier.FFT {
+	p, _ := fftPlans.LoadOrStore(n, &sync.Pool{New: func() any { return fourier.NewFFT(n) }})
+	return p.(*sync.Pool).Get().(*fourier.FFT)
+}
+
+func putFFT(f *fourier.FFT) {
+	p, _ := fftPlans.Load(f.Len())
+	p.(*sync.Pool).Put(f)
+}
+
+// convolveGauss convolves the binned masses y (cells dx apart) with a
+// Gaussian kernel of standard deviation h by FFT of n ≥ m + K + 1 points,
+// K = ⌈9h/dx⌉ the kernel's reach in cells, so that nothing within reach
+// wraps around (Silverman 1982, "Algorithm AS 176"). It returns the
+// density at each cell (nil without pdf) and the CDF
+//
+//	C_j = Σ_k y_k Φ((j − k)·dx/h) = Σ_{k<j} y_k + y_j/2 − Σ_k y_k D_{j−k},
+//	D_l = sign(l)·Φ(−|l|·dx/h),
+//
+// the exact CDF of the binned estimate: D, the step function minus Φ, is
+// the part that needs a convolution, and it vanishes beyond the reach.
+// Cost O(n log n).
+//
+// The sampled kernel is scaled to sum to 1/dx so that mass is kept even
+// when dx is not small against h. For dx ≤ h/2 its transform is taken in
+// closed form: by Poisson summation the DFT of the Gaussian sampled at
+// step dx (and repeated every n cells) is
+//
+//	Ĝ_q = Σ_r exp(−½h²(2π(q/n + r)/dx)²)
+//
+// whose terms |q/n + r| > 1 are below e^(−2π²h²/dx²) ≤ 10⁻³⁴ of Ĝ_0.
+func convolveGauss(y []float64, dx, h float64, K, n int, pdf bool) (dens, cdf []float64) {
+	m := len(y)
+	fft := getFFT(n)
+	defer putFFT(fft)
+	pad := make([]float64, n)
+	copy(pad, y)
+	fy := fft.Coefficients(nil, pad)
+	prod := make([]complex128, len(fy))
+	if pdf {
+		gq := make([]float64, len(fy))
+		if dx <= h/2 {
+			gaussDFT(gq, n, dx, h)
+		} else {
+			clear(pad)
+			sum := 0.0
+			for l := 0; l <= K; l++ {
+				v := math.Exp(-0.5 * sq(float64(l)*dx/h))
+				pad[l] = v
+				sum += v
+				if l > 0 {
+					pad[n-l] = v
+					sum += v
+				}
+			}
+			for q, c := range fft.Coefficients(prod, pad) {
+				gq[q] = real(c) / sum // the sampled kernel is even: its DFT is real
+			}
+		}
+		for q, c := range fy {
+			prod[q] = c * complex(gq[q], 0)
+		}
+		dens = fft.Sequence(pad, prod)[:m:m]
+		inv := 1 / (float64(n) * dx)
+		for i, v := range dens {
+			dens[i] = math.Max(0, v*inv)
+		}
+		pad = make([]float64, n)
+	}
+	clear(pad)
+	for l := 1; l <= K; l++ {
+		v := stdNormalCDF(-float64(l) * dx / h)
+		pad[l] = v
+		pad[n-l] = -v
+	}
+	for q, c := range fft.Coefficients(prod, pad) {
+		prod[q] = c * fy[q]
+	}
+	conv := fft.Sequence(pad, prod)
+	inv := 1 / float64(n)
+	cdf = make([]float64, m)
+	// Round-off can break monotonicity by ~1e-16; the CDF must not.
+	below, prev := 0.0, 0.0
+	for j := range m {
+		v := math.Max(prev, below+y[j]/2-conv[j]*inv)
+		cdf[j] = v
+		prev = v
+		below += y[j]
+	}
+	return dens, cdf
+}
+
+// gaussDFT sets gq[q], q ≤ n/2, to the DFT of the unit-sum Gaussian of
+// standard deviation h sampled at step dx, repeated every n steps (see
+// convolveGauss): exp(−a·q²) + exp(−a·(n−q)²), a = 2π²h²/(n·dx)², each
+// term 0 once below 10⁻²⁰.
+func gaussDFT(gq []float64, n int, dx, h float64) {
+	a := 2 * sq(math.Pi*h/(float64(n)*dx))
+	cut := int(math.Sqrt(46/a)) + 1 // exp(−46) = 10⁻²⁰
+	for q := range gq {
+		v := 0.0
+		if q <= cut {
+			v = math.Exp(-a * float64(q) * float64(q))
+		}
+		if r := n - q; r <= cut {
+			v += math.Exp(-a * float64(r) * float64(r))
+		}
+		gq[q] = v
+	}
+	// Unit sum in space is gq[0] = 1 in frequency (the alias terms of
+	// q = 0 are below 10⁻³⁴ for dx ≤ h/2).
+	g0 := gq[0]
+	for q := range gq {
+		gq[q] /= g0
+	}
+}
+
+// kdeDirect sums the convolution of convolveGauss directly at the cells
+// read: the density Σ_{|l|≤K} y_{j−l} G_l and the CDF Σ_{k<j} y_k + y_j/2
+// − Σ_{|l|≤K} y_{j−l} D_l, with Σ_{k<j} y_k carried from the last cell
+// read (the cells are read in ascending order; a step back starts over).
+type kdeDirect struct {
+	y      []float64
+	g, d   []float64 // G_l and D_l at l + K, l = −K…K; g nil without pdf
+	K      int
+	next   int     // Σ_{k<next} y_k is below
+	below  float64 //
+	cached [2]directCell
+}
+
+type directCell struct {
+	j        int
+	pdf, cdf float64
+}
+
+func newKDEDirect(y []float64, dx, h float64, K int, pdf bool) *kdeDirect {
+	k := &kdeDirect{y: y, K: K, d: make([]float64, 2*K+1), cached: [2]directCell{{j: -1}, {j: -1}}}
+	for l := 1; l <= K; l++ {
+		v := stdNormalCDF(-float64(l) * dx / h)
+		k.d[K+l], k.d[K-l] = v, -v
+	}
+	if pdf {
+		k.g = make([]float64, 2*K+1)
+		sum := 0.0
+		for l := -K; l <= K; l++ {
+			v := math.Exp(-0.5*sq(float64(l)*dx/h)) / (h * math.Sqrt(2*math.Pi))
+			k.g[K+l] = v
+			sum += v
+		}
+		if s := 1 / (sum * dx); math.Abs(s-1) > 1e-12 {
+			for i := range k.g {
+				k.g[i] *= s
+			}
+		}
+	}
+	return k
+}
+
+// cell returns the density and CDF at cell j.
+func (k *kdeDirect) cell(j int) (pdf, cdf float64) {
+	for _, c := range k.cached {
+		if c.j == j {
+			return c.pdf, c.cdf
+		}
+	}
+	if j < k.next {
+		k.next, k.below = 0, 0
+	}
+	for ; k.next < j; k.next++ {
+		k.below += k.y[k.next]
+	}
+	y := k.y
+	a, b := max(0, j-k.K), min(len(y)-1, j+k.K)
+	var conv float64
+	for i := a; i <= b; i++ {
+		conv += y[i] * k.d[k.K+j-i]
+	}
+	if k.g != nil {
+		for i := a; i <= b; i++ {
+			pdf += y[i] * k.g[k.K+j-i]
+		}
+	}
+	cdf = math.Max(0, k.below+y[j]/2-conv)
+	k.cached[0], k.cached[1] = k.cached[1], directCell{j, pdf, cdf}
+	return pdf, cdf
 }
 
 // at returns the estimate's PDF and CDF at y, interpolated linearly;
 // outside the grid the PDF is 0 and the CDF is its end value.
-func (g kdeGrid) at(y float64) (pdf, cdf float64) {
+func (g *kdeGrid) at(y float64) (pdf, cdf float64) {
 	pos := (y - g.Lo) / g.DX
-	last := len(g.PDF) - 1
+	last := g.M - 1
 	switch {
 	case !(pos > 0):
+		p, c := g.cell(0)
 		if pos == 0 {
-			return g.PDF[0], g.CDF[0]
+			return p, c
 		}
-		return 0, g.CDF[0]
+		return 0, c
 	case pos >= float64(last):
+		p, c := g.cell(last)
 		if pos == float64(last) {
-			return g.PDF[last], g.CDF[last]
+			return p, c
 		}
-		return 0, g.CDF[last]
+		return 0, c
 	}
 	j := int(pos)
 	f := pos - float64(j)
-	return g.PDF[j] + f*(g.PDF[j+1]-g.PDF[j]), g.CDF[j] + f*(g.CDF[j+1]-g.CDF[j])
+	p0, c0 := g.cell(j)
+	p1, c1 := g.cell(j + 1)
+	c1 = math.Max(c0, c1) // the direct sums round each cell apart
+	return p0 + f*(p1-p0), c0 + f*(c1-c0)
+}
+
+func (g *kdeGrid) cell(j int) (pdf, cdf float64) {
+	if g.direct != nil {
+		return g.direct.cell(j)
+	}
+	if g.PDF == nil {
+		return 0, g.CDF[j]
+	}
+	return g.PDF[j], g.CDF[j]
 }
 
 func sq(x float64) float64 { return x * x }

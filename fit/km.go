@@ -83,6 +83,7 @@ func kaplanMeier(s *ingest.Sample) (km *KaplanMeier, times, mass []float64) {
 	ev := bulk.Make[float64](0, n-nc)
 	ce := make([]float64, 0, nc)
 	for i, t := range s.Times {
+		t += 0 // −0 to +0: the sorts order the floats' bits
 		if s.IsCensored(i) {
 			ce = append(ce, t)
 		} else {
@@ -90,7 +91,7 @@ func kaplanMeier(s *ingest.Sample) (km *KaplanMeier, times, mass []float64) {
 		}
 	}
 	ev, mass = sortFloats(ev, bulk.Make[float64](len(ev), len(ev)))
-	slices.Sort(ce)
+	ce, _ = sortFloats(ce, make([]float64, len(ce)))
 	// One entry per distinct event time: 10⁶ of them for 10⁷ items at
 	// millisecond resolution, so size the table once.
 	distinct := 0
@@ -220,28 +221,93 @@ func kaplanMeierWeighted(s *ingest.Sample) (*KaplanMeier, []float64, []float64) 
 	return km, times, mass
 }
 
-// sortFloats sorts x, using buf (as long as x) on two cores for large x:
-// each half sorted, then merged into buf. It returns the sorted values and
-// the other slice, free for reuse.
+// sortFloats sorts x, whose values are ≥ 0 and not −0, using buf (as
+// long as x): on two cores for large x, each half sorted by radixSortBits,
+// then merged into buf. It returns the sorted values and the other slice,
+// free for reuse.
 func sortFloats(x, buf []float64) (sorted, free []float64) {
-	if len(x) < 1<<20 || runtime.GOMAXPROCS(0) < 2 {
-		slices.Sort(x)
-		return x, buf
+	if len(x) < 1<<16 || runtime.GOMAXPROCS(0) < 2 {
+		return radixSortBits(x, buf)
 	}
-	a, b := x[:len(x)/2], x[len(x)/2:]
+	h := len(x) / 2
+	var a, b []float64
+	var aInX, bInX bool
 	var wg sync.WaitGroup
-	wg.Go(func() { slices.Sort(a) })
-	slices.Sort(b)
+	wg.Go(func() {
+		a, _ = radixSortBits(x[:h], buf[:h])
+		aInX = &a[0] == &x[0]
+	})
+	b, _ = radixSortBits(x[h:], buf[h:])
+	bInX = &b[0] == &x[h]
 	wg.Wait()
+	// Merge into whichever of x and buf holds neither sorted half.
+	var out []float64
+	switch {
+	case aInX && bInX:
+		out, free = buf, x
+	case !aInX && !bInX:
+		out, free = x, buf
+	default:
+		out, free = make([]float64, len(x)), x
+	}
 	i, j := 0, 0
-	for k := range buf {
+	for k := range out {
 		if j >= len(b) || (i < len(a) && a[i] <= b[j]) {
-			buf[k] = a[i]
+			out[k] = a[i]
 			i++
 		} else {
-			buf[k] = b[j]
+			out[k] = b[j]
 			j++
 		}
 	}
-	return buf, x
+	return out, free
+}
+
+// radixSortBits sorts x, whose values are ≥ 0 and not −0, by their 64
+// float bits — for such floats the bits order as the values — in an LSD
+// radix sort (Knuth, TAOCP vol. 3, §5.2.5) of 16-bit digits (11-bit
+// below 2¹⁸ values), skipping digits that are the same for every value.
+// buf is scratch space as long as x; it returns the sorted values
+// (in x or in buf) and the other slice. Below 2¹² values it calls
+// slices.Sort.
+func radixSortBits(x, buf []float64) (sorted, free []float64) {
+	if len(x) < 1<<12 {
+		slices.Sort(x)
+		return x, buf
+	}
+	bits := uint(16)
+	if len(x) < 1<<18 {
+		bits = 11
+	}
+	size := 1 << bits
+	mask := uint64(size - 1)
+	passes := int((64 + bits - 1) / bits)
+	counts := make([]int, passes*size)
+	for _, v := range x {
+		k := math.Float64bits(v)
+		for p := range passes {
+			counts[p*size+int((k>>(uint(p)*bits))&mask)]++
+		}
+	}
+	src, dst := x, buf
+	first := math.Float64bits(x[0])
+	for p := range passes {
+		c := counts[p*size : (p+1)*size]
+		shift := uint(p) * bits
+		if c[(first>>shift)&mask] == len(x) {
+			continue // one digit for all: the pass would not move anything
+		}
+		sum := 0
+		for i, n := range c {
+			c[i] = sum
+			sum += n
+		}
+		for _, v := range src {
+			dg := (math.Float64bits(v) >> shift) & mask
+			dst[c[dg]] = v
+			c[dg]++
+		}
+		src, dst = dst, src
+	}
+	return src, dst
 }

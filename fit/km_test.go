@@ -83,3 +83,35 @@ func TestKaplanMeierJSONThinned(t *testing.T) {
 		}
 	}
 }
+
+// TestSortFloats: the radix sort of Kaplan–Meier's times (sortFloats,
+// radixSortBits) orders as slices.Sort, on both sides of its size
+// thresholds (2¹², 2¹⁶ for two cores, 2¹⁸ for 16-bit digits), with ties,
+// zeros, whole seconds and values spanning decades.
+func TestSortFloats(t *testing.T) {
+	r := pcg(31)
+	for _, n := range []int{0, 1, 5, 4095, 4096, 70_000, 300_000} {
+		for _, shape := range []string{"lognormal", "whole seconds", "decades"} {
+			x := make([]float64, n)
+			for i := range x {
+				switch shape {
+				case "lognormal":
+					x[i] = math.Exp(r.NormFloat64())
+				case "whole seconds":
+					x[i] = math.Round(10 * r.ExpFloat64())
+				case "decades":
+					x[i] = math.Exp(8 * r.NormFloat64())
+				}
+			}
+			want := slices.Clone(x)
+			slices.Sort(want)
+			got, free := sortFloats(x, make([]float64, n))
+			if !slices.Equal(got, want) {
+				t.Errorf("sortFloats(%d %s) is not sorted as slices.Sort", n, shape)
+			}
+			if n > 0 && &got[0] == &free[0] {
+				t.Errorf("sortFloats(%d %s): the free slice is the result", n, shape)
+			}
+		}
+	}
+}

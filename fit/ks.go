@@ -139,6 +139,33 @@ func KSDistance(d *Density, s *ingest.Sample) KS {
 	return k
 }
 
+// startKS starts the half of KSDistance(·, s) that does not depend on the
+// fit — gathering and sorting the sample's times — on another goroutine,
+// so that it runs beside the fit on a second core (a quarter of the fit
+// of 10⁵ items), and returns the function that finishes it for the
+// fitted density.
+func startKS(s *ingest.Sample) func(d *Density) KS {
+	type steps struct {
+		x, F []float64
+		n    float64
+	}
+	ch := make(chan steps, 1)
+	go func() {
+		sub := subsample(s, KSMaxItems)
+		x, F, n := empiricalSteps(sub, sub != s)
+		ch <- steps{x, F, n}
+	}()
+	return func(d *Density) KS {
+		if len(d.T) == 0 {
+			panic("fit: KSDistance: density has no grid")
+		}
+		st := <-ch
+		k := ksSteps(d, st.x, st.F, false)
+		k.N, k.Rows = st.n, rowsOf(s)
+		return k
+	}
+}
+
 // rowsOf is KS.Rows of the sample.
 func rowsOf(s *ingest.Sample) int {
 	if s.Weights == nil {

@@ -127,7 +127,7 @@ func TestKDEMatchesR(t *testing.T) {
 				if c.W == nil {
 					mass = 1 / float64(len(x))
 				}
-				g := gaussKDE(x, c.W, mass, k.h, from-4*k.h, to+4*k.h, 512, false, true)
+				g := gaussKDE(x, c.W, mass, k.h, from-4*k.h, to+4*k.h, 512, false, true, len(k.rx))
 				peak := 0.0
 				for _, v := range k.ry {
 					peak = math.Max(peak, v)

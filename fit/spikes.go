@@ -340,69 +340,129 @@ func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 	// The cells are laid from the smallest time up, in y = ln(t/tmin), so
 	// that they fall alike on data in any unit (cells at multiples of c
 	// in ln t fell differently on the same data in ms and in s).
-	tmin := math.Inf(1)
+	tmin, tmax := math.Inf(1), 0.0
 	for _, v := range t {
 		if v > 0 {
 			tmin = min(tmin, v)
+			tmax = max(tmax, v)
 		}
 	}
 	if math.IsInf(tmin, 1) {
 		return nil
 	}
 	y0 := math.Log(tmin)
-	y := make([]float64, n)
-	ylo, yhi := 0.0, 0.0
-	for i, v := range t {
-		y[i] = math.NaN()
-		if v > 0 {
-			y[i] = math.Log(v / tmin)
-			yhi = max(yhi, y[i])
+	// Every cell comes from one index per item: with c₀ the narrowest
+	// width and F = ⌊2·y/c₀⌋, the cell of width c₀·2^s at offset 0 is
+	// F >> (s+1) and at offset c/2 it is (F − 2^s) >> (s+1), the same
+	// floors as ⌊y/c − off⌋ (y/(2^s·c₀) is (y/c₀)/2^s exactly, and so is
+	// the half-cell shift). F < 0 marks items at t ≤ 0. On both cores.
+	c0 := spikeCellWidths[0]
+	F := make([]int32, n)
+	var wg sync.WaitGroup
+	cell := func(a, b int) {
+		for i := a; i < b; i++ {
+			F[i] = -1
+			if v := t[i]; v > 0 {
+				F[i] = int32(math.Floor(2 * (math.Log(v/tmin) / c0)))
+			}
 		}
+	}
+	if hc := newHalfCells(tmin, tmax, c0/2, n); hc != nil {
+		cell = func(a, b int) {
+			for i := a; i < b; i++ {
+				F[i] = -1
+				if v := t[i]; v > 0 {
+					F[i] = int32(hc.of(v))
+				}
+			}
+		}
+	}
+	if n >= 1<<15 {
+		wg.Go(func() { cell(0, n/2) })
+		cell(n/2, n)
+		wg.Wait()
+	} else {
+		cell(0, n)
+	}
+	var fhi int64
+	for _, f := range F {
+		fhi = max(fhi, int64(f))
 	}
 	var flagged []spikeCell
 	tests := 0
 	const K = atomCells
+	type config struct {
+		c, off    float64
+		shift     uint
+		sub, base int64
+		cnt, mass []float64
+	}
+	var cfgs []config
 	for _, c := range spikeCellWidths {
+		s := uint(math.Round(math.Log2(c / c0)))
+		if c != c0*float64(int64(1)<<s) {
+			panic("fit: spike cell widths must be the first times powers of 2")
+		}
 		for _, off := range []float64{0, 0.5} {
-			base := math.Floor(ylo/c-off) - K // K empty cells of margin below
-			nc := int(math.Floor(yhi/c-off)-base) + K + 1
+			sub := int64(0)
+			if off > 0 {
+				sub = 1 << s
+			}
+			// K empty cells of margin below the cell of y = 0.
+			base := ((0 - sub) >> (s + 1)) - K
+			hiCell := (fhi - sub) >> (s + 1)
+			nc := hiCell - base + K + 1
 			if nc > 1<<22 { // absurd spans (1e-300 s to 1e300 s): nothing to learn
 				continue
 			}
-			cnt := make([]float64, nc)
-			mass := make([]float64, nc)
-			for i, v := range y {
-				if math.IsNaN(v) {
-					continue
-				}
-				j := int(math.Floor(v/c-off) - base)
-				if k == nil {
-					cnt[j]++
-				} else {
-					cnt[j] += k[i]
-				}
-				mass[j] += massOf(m, i, n)
+			cfgs = append(cfgs, config{c: c, off: off, shift: s + 1, sub: sub, base: base,
+				cnt: make([]float64, nc), mass: make([]float64, nc)})
+		}
+	}
+	// Counts and masses by half-cell of c₀/2 (F), then each cell's as the
+	// sum of its half-cells.
+	hc, hm := make([]float64, fhi+1), make([]float64, fhi+1)
+	for i, f := range F {
+		if f < 0 {
+			continue
+		}
+		ki := 1.0
+		if k != nil {
+			ki = k[i]
+		}
+		hc[f] += ki
+		hm[f] += massOf(m, i, n)
+	}
+	for q := range cfgs {
+		cf := &cfgs[q]
+		for f := range hc {
+			j := (int64(f)-cf.sub)>>cf.shift - cf.base
+			cf.cnt[j] += hc[f]
+			cf.mass[j] += hm[f]
+		}
+	}
+	for _, cf := range cfgs {
+		c, off, cnt, mass := cf.c, cf.off, cf.cnt, cf.mass
+		base, nc := float64(cf.base), len(cnt)
+		for j := K; j < nc-K; j++ {
+			if cnt[j] < AtomMinCount {
+				continue
 			}
-			for j := K; j < nc-K; j++ {
-				if cnt[j] < AtomMinCount {
-					continue
-				}
-				lo := (float64(j)+base+off)*c + y0
-				if delta > 0 && math.Exp(lo)*math.Expm1(c) < spikeMinCell*delta {
-					continue
-				}
-				tests++
-				mu := lineAtZero(cnt[j-K:j+K+1], K)
-				share := (cnt[j] - mu) / cnt[j]
-				if cnt[j] < SpikeMinRatio*mu || mass[j]*share < AtomMinMass {
-					continue
-				}
-				p := 0.0
-				if mu > 0 {
-					p = mathext.GammaIncReg(cnt[j], mu)
-				}
-				flagged = append(flagged, spikeCell{lo: lo, hi: lo + c, excess: mass[j] * share, p: p})
+			lo := (float64(j)+base+off)*c + y0
+			if delta > 0 && math.Exp(lo)*math.Expm1(c) < spikeMinCell*delta {
+				continue
 			}
+			tests++
+			mu := lineAtZero(cnt[j-K:j+K+1], K)
+			share := (cnt[j] - mu) / cnt[j]
+			if cnt[j] < SpikeMinRatio*mu || mass[j]*share < AtomMinMass {
+				continue
+			}
+			p := 0.0
+			if mu > 0 {
+				p = mathext.GammaIncReg(cnt[j], mu)
+			}
+			flagged = append(flagged, spikeCell{lo: lo, hi: lo + c, excess: mass[j] * share, p: p})
 		}
 	}
 	slices.SortStableFunc(flagged, func(a, b spikeCell) int { return cmp.Compare(b.excess, a.excess) })
@@ -416,4 +476,54 @@ func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 	}
 	slices.SortFunc(kept, func(a, b spikeCell) int { return cmp.Compare(a.lo, b.lo) })
 	return kept
+}
+
+// halfCells finds the half-cell F = ⌊ln(v/tmin)/e⌋ of a time v in
+// [tmin, tmax] without a logarithm (a tenth of the spike screen's time):
+// the half-cells' lower ends tmin·e^(F·e) are tabled, and so is the
+// half-cell of the lower end of each bucket of v's float bits (2⁹ per
+// binade, of relative width 0.002 or less, under e^e − 1 for e ≥ 0.002:
+// a bucket holds at most one cell end, one comparison). At the cell ends
+// the two ways round apart, so an item within 10⁻¹⁶ of an end may fall
+// on its other side.
+type halfCells struct {
+	ends  []float64 // tmin·e^(F·e), F = 0 … last + 1
+	start []int64   // half-cell of each bucket's lower end
+	k0    uint64
+}
+
+// halfCellShift keeps the exponent and 9 mantissa bits of a float64.
+const halfCellShift = 52 - 9
+
+// newHalfCells returns the table for half-cells of width e to look up n
+// times, or nil when it would cost more than n logarithms (more buckets
+// than n/4: 512 a binade) or e is too narrow for the buckets.
+func newHalfCells(tmin, tmax, e float64, n int) *halfCells {
+	k0, k1 := math.Float64bits(tmin)>>halfCellShift, math.Float64bits(tmax)>>halfCellShift
+	if k1-k0 >= uint64(n/4) || math.Expm1(e) < 1.0/(1<<9) {
+		return nil
+	}
+	last := int64(math.Floor(math.Log(tmax/tmin)/e)) + 1
+	hc := &halfCells{ends: make([]float64, last+2), start: make([]int64, k1-k0+1), k0: k0}
+	for f := range hc.ends {
+		hc.ends[f] = tmin * math.Exp(float64(f)*e)
+	}
+	f := int64(0)
+	for k := range hc.start {
+		lo := math.Float64frombits((k0 + uint64(k)) << halfCellShift)
+		for f+1 < int64(len(hc.ends)) && hc.ends[f+1] <= lo {
+			f++
+		}
+		hc.start[k] = f
+	}
+	return hc
+}
+
+// of returns the half-cell of v in [tmin, tmax].
+func (hc *halfCells) of(v float64) int64 {
+	f := hc.start[math.Float64bits(v)>>halfCellShift-hc.k0]
+	for f+1 < int64(len(hc.ends)) && hc.ends[f+1] <= v {
+		f++
+	}
+	return f
 }

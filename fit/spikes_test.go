@@ -231,3 +231,26 @@ func TestSpikeLeavesSmoothBackground(t *testing.T) {
 		t.Errorf("bandwidth %.4g with the spike, %.4g without", dw.Bandwidth, do.Bandwidth)
 	}
 }
+
+// TestHalfCells: the spike screen's half-cells found from a table of
+// cell ends (halfCells) are those of ⌊2·ln(t/tmin)/c₀⌋, item for item, on
+// lognormal samples spanning a factor of 5 to 10¹⁷ (the two may differ
+// for a time within rounding of a cell end; none here does).
+func TestHalfCells(t *testing.T) {
+	r := pcg(5)
+	for _, sigma := range []float64{0.5, 3, 10} {
+		x := make([]float64, 200_000)
+		tmin, tmax := math.Inf(1), 0.0
+		for i := range x {
+			x[i] = math.Exp(sigma * r.NormFloat64())
+			tmin, tmax = min(tmin, x[i]), max(tmax, x[i])
+		}
+		c0 := spikeCellWidths[0]
+		hc := newHalfCells(tmin, tmax, c0/2, math.MaxInt)
+		for _, v := range x {
+			if got, want := hc.of(v), int64(math.Floor(2*(math.Log(v/tmin)/c0))); got != want {
+				t.Fatalf("σ = %g: half-cell of %.17g = %d, want %d (the logarithm)", sigma, v, got, want)
+			}
+		}
+	}
+}

@@ -520,7 +520,7 @@ func (p *plan) end(c *[nRoles]cell, pending bool) (ns int64, observed bool, err 
 	case !p.hasObserved && p.names[roleDur] != "":
 		return 0, false, fmt.Errorf("%w: column %s holds its age when observation ended: give when that was (--observed-at), or the creation timestamps (--start)", ErrNoObservation, quote(p.names[roleDur]))
 	case !p.hasObserved:
-		return 0, false, ErrNoObservation
+		return 0, false, fmt.Errorf("%w: its age runs to when the log was taken: give that instant (--observed-at, in RFC 3339), or the column of ages with --start (--column)", ErrNoObservation)
 	}
 	// No end yet: the row was still pending when observation ended.
 	return p.observedNs, true, nil

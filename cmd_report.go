@@ -31,7 +31,7 @@ func reportCommand(stdout, stderr io.Writer) *cli.Command {
 		Usage: "write one self-contained HTML page: the data, the fit, the schedule compared on held-out rows, what the budget buys, the export",
 		UsageText: "pollfit report [--input FILE --column NAME] (--budget N | --mean-polls M) [--segment COLUMN] [the plan flags] [--budgets A..B[:N]] -o report.html\n" +
 			"   without --input: the bundled Julia CI job durations, --horizon 2h --budget 120",
-		Flags: flags(inputFlags(), solveFlags(), fitFlags("fit-"), reportContestFlags(), []cli.Flag{
+		Flags: flags(inputFlags(), solveFlags(), fitFlags("fit-"), batchFlags(), reportContestFlags(), []cli.Flag{
 			&cli.StringFlag{Name: "budgets", Usage: "the slider's stuck-poll budgets `A..B[:N]`, log-spaced", DefaultText: fmt.Sprintf("%d from a quarter of --budget to four times it", app.DefaultReportSteps)},
 			&cli.StringFlag{Name: "mean-polls-range", Usage: "the slider's mean-poll budgets `A..B[:N]` instead of stuck polls"},
 			&cli.StringFlag{Name: "at", Usage: "count polls made by these ages, e.g. 30s,2m,15m", DefaultText: "horizon/30, horizon/7.5 and the horizon, rounded to nice durations"},
@@ -58,6 +58,7 @@ func reportCommand(stdout, stderr io.Writer) *cli.Command {
 				Seed:      c.Uint64("seed"),
 				Draws:     c.Int("draws"),
 				Ages:      c.String("at"),
+				Batches:   batchesOf(c),
 				Budgets:   c.String("budgets"),
 				MeanPolls: c.String("mean-polls-range"),
 				Title:     c.String("title"),

@@ -41,6 +41,7 @@ type Report struct {
 	Seed      uint64
 	Draws     int
 	Ages      string
+	Batches   Batches // wall-clock batches, as plan's
 	// Budgets and MeanPolls are the sweep's budgets, as sweep's --budgets
 	// and --mean-polls-range; both empty means DefaultReportSteps budgets
 	// from a quarter of the plan's budget to four times it.
@@ -126,7 +127,10 @@ func (r Report) Run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	plan := Plan{Input: r.Input, Fit: r.Fit, Solve: r.Solve, Holdout: r.Holdout, Seed: r.Seed}
+	plan := Plan{Input: r.Input, Fit: r.Fit, Solve: r.Solve, Holdout: r.Holdout, Seed: r.Seed, Batches: r.Batches}
+	if plan.batches, err = r.Batches.parse(); err != nil {
+		return err
+	}
 	cmp := Compare{Input: r.Input, Fit: r.Fit, Solve: r.Solve, Holdout: r.Holdout, Seed: r.Seed, Draws: r.Draws}
 	sw := Sweep{Solve: r.Solve, Holdout: r.Holdout, Seed: r.Seed, Draws: r.Draws, Quiet: r.Input.Quiet}
 	built, err := eachPart(parts, func(pt part) (*reportPart, error) {

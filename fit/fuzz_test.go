@@ -7,6 +7,22 @@ import (
 	"github.com/pollfit/pollfit/ingest"
 )
 
+// fuzzSample decodes fuzz bytes as settle times: each pair of bytes a
+// time in 10 ms steps (0 to 655.35 s), every 7th censored when asked.
+func fuzzSample(data []byte, censor bool) *ingest.Sample {
+	s := &ingest.Sample{}
+	for i := 0; i+1 < len(data); i += 2 {
+		s.Times = append(s.Times, float64(int(data[i])<<8|int(data[i+1]))/100)
+	}
+	if censor {
+		s.Censored = make([]bool, len(s.Times))
+		for i := range s.Censored {
+			s.Censored[i] = i%7 == 6
+		}
+	}
+	return s
+}
+
 // FuzzEstimate: any small sample (times from the bytes, in 10 ms steps,
 // every 7th censored when asked) is estimated without a panic, and the
 // result is a distribution: CDF nondecreasing within [0, 1], atoms' and
@@ -19,16 +35,7 @@ func FuzzEstimate(f *testing.F) {
 		if len(data) < 4 || len(data) > 4096 {
 			return
 		}
-		s := &ingest.Sample{}
-		for i := 0; i+1 < len(data); i += 2 {
-			s.Times = append(s.Times, float64(int(data[i])<<8|int(data[i+1]))/100)
-		}
-		if censor {
-			s.Censored = make([]bool, len(s.Times))
-			for i := range s.Censored {
-				s.Censored[i] = i%7 == 6
-			}
-		}
+		s := fuzzSample(data, censor)
 		d, err := Estimate(s, Options{Domain: []string{DomainLog, DomainLinear, DomainReflect}[dom%3]})
 		if err != nil {
 			return // too few settles, all equal, …: an error, not a panic
@@ -62,16 +69,7 @@ func FuzzMixtureEM(f *testing.F) {
 		if len(data) < 4 || len(data) > 2048 {
 			return
 		}
-		s := &ingest.Sample{}
-		for i := 0; i+1 < len(data); i += 2 {
-			s.Times = append(s.Times, float64(int(data[i])<<8|int(data[i+1]))/100)
-		}
-		if censor {
-			s.Censored = make([]bool, len(s.Times))
-			for i := range s.Censored {
-				s.Censored[i] = i%7 == 6
-			}
-		}
+		s := fuzzSample(data, censor)
 		m, err := MixtureEM(s, MixtureOptions{K: int(k % 5), MaxIter: 200})
 		if err != nil {
 			return

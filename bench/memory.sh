@@ -6,8 +6,9 @@
 # Generates (once, cached in $BENCH_DIR, default /tmp/pollfit-memory) the
 # payments fixture of ROWS rows as Parquet with fixtures/gen, builds
 # pollfit, and runs each path once under /usr/bin/time, printing its peak
-# resident set size, that per row, and the same net of a 1,000-row run of
-# the path (the process's own ~35 MiB). Issue 18's bound: 16 bytes a row.
+# resident set size, that per row, the same net of a 1,000-row run of the
+# path (the process's own ~35 MiB), and its wall and user CPU seconds.
+# Issue 18's bound: 16 bytes a row.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:?usage: bench/memory.sh ROWS [PATHS]}
@@ -29,18 +30,18 @@ args() { # path file
 	*) echo "unknown path $1" >&2; exit 2 ;;
 	esac
 }
-peak() { # path file: peak RSS in KiB and wall seconds
+peak() { # path file: peak RSS in KiB, wall and user CPU seconds
 	# shellcheck disable=SC2046
-	/usr/bin/time -f "%M %e" -o "$DIR/time.txt" "$DIR/pollfit" $(args "$1" "$2") -q >/dev/null 2>"$DIR/err.txt" || {
+	/usr/bin/time -f "%M %e %U" -o "$DIR/time.txt" "$DIR/pollfit" $(args "$1" "$2") -q >/dev/null 2>"$DIR/err.txt" || {
 		cat "$DIR/err.txt" >&2
 		exit 1
 	}
 	cat "$DIR/time.txt"
 }
-printf '%-10s %10s %9s %12s %8s\n' path "peak MiB" "B/row" "net B/row" wall
+printf '%-10s %10s %9s %12s %8s %8s\n' path "peak MiB" "B/row" "net B/row" wall user
 for p in $paths; do
-	read -r kb s < <(peak "$p" "$DIR/p$rows.parquet")
+	read -r kb s u < <(peak "$p" "$DIR/p$rows.parquet")
 	read -r base _ < <(peak "$p" "$DIR/p1000.parquet")
-	awk -v p="$p" -v kb="$kb" -v base="$base" -v n="$rows" -v s="$s" \
-		'BEGIN { printf "%-10s %10.0f %9.1f %12.1f %7.1fs\n", p, kb/1024, kb*1024/n, (kb-base)*1024/n, s }'
+	awk -v p="$p" -v kb="$kb" -v base="$base" -v n="$rows" -v s="$s" -v u="$u" \
+		'BEGIN { printf "%-10s %10.0f %9.1f %12.1f %7.1fs %7.1fs\n", p, kb/1024, kb*1024/n, (kb-base)*1024/n, s, u }'
 done

@@ -71,6 +71,31 @@ func (s *Sample) TotalWeight() float64 {
 	return t
 }
 
+// Slice returns items lo to hi−1 of s as a sample that shares s's storage
+// (a view: changing an item of one changes it in the other), with the
+// segment labels and names. It panics unless 0 ≤ lo ≤ hi ≤ s.Len().
+func (s *Sample) Slice(lo, hi int) *Sample {
+	if lo < 0 || lo > hi || hi > s.Len() {
+		panic(fmt.Sprintf("ingest: Slice(%d, %d) of %d items", lo, hi, s.Len()))
+	}
+	return &Sample{
+		Times:        s.Times[lo:hi:hi],
+		Censored:     cut(s.Censored, lo, hi),
+		Weights:      cut(s.Weights, lo, hi),
+		Segment:      cut(s.Segment, lo, hi),
+		SegmentNames: s.SegmentNames,
+		Created:      cut(s.Created, lo, hi),
+	}
+}
+
+// cut is col[lo:hi], capped there, or nil for a nil column.
+func cut[T any](col []T, lo, hi int) []T {
+	if col == nil {
+		return nil
+	}
+	return col[lo:hi:hi]
+}
+
 // Subset returns the items whose indexes keep returns true for, in their
 // order, with the segment labels dropped (creation instants kept).
 func (s *Sample) Subset(keep func(i int) bool) *Sample { return s.pick(keep, false) }

@@ -109,3 +109,51 @@ func ExampleSample_Split() {
 	// Output:
 	// 7 3
 }
+
+// Issue 18: SplitInPlace gives the parts Split gives, column by column,
+// as views of the sample, which keeps all its items: the training items
+// first, then the held-out ones.
+func TestSplitInPlaceIssue18(t *testing.T) {
+	for _, n := range []int{0, 1, 10, 1000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			s := splitSample(n)
+			s.Created = make([]int64, n)
+			for i := range s.Created {
+				s.Created[i] = int64(i) * 1e9
+			}
+			wantTrain, wantTest := s.Split(0.3, 7)
+			train, test := s.SplitInPlace(0.3, 7)
+			for _, c := range []struct {
+				name      string
+				got, want *Sample
+			}{{"train", train, wantTrain}, {"test", test, wantTest}} {
+				if !slices.Equal(c.got.Times, c.want.Times) || !slices.Equal(c.got.Censored, c.want.Censored) ||
+					!slices.Equal(c.got.Weights, c.want.Weights) || !slices.Equal(c.got.Segment, c.want.Segment) ||
+					!slices.Equal(c.got.Created, c.want.Created) || (n > 0 && !slices.Equal(c.got.SegmentNames, c.want.SegmentNames)) {
+					t.Errorf("%s part = %v, want %v", c.name, c.got.Times, c.want.Times)
+				}
+			}
+			if !slices.Equal(s.Times, append(slices.Clone(wantTrain.Times), wantTest.Times...)) {
+				t.Errorf("sample after = %v, want the training then the held-out items", s.Times)
+			}
+			if n > 0 && &train.Times[0] != &s.Times[0] {
+				t.Error("training part is a copy, want a view of the sample")
+			}
+		})
+	}
+}
+
+// Slice shares the sample's storage and cannot append into the items
+// after it.
+func TestSlice(t *testing.T) {
+	s := &Sample{Times: []float64{1, 2, 3, 4}, Censored: []bool{false, true, false, true}}
+	v := s.Slice(1, 3)
+	if !slices.Equal(v.Times, []float64{2, 3}) || !slices.Equal(v.Censored, []bool{true, false}) || v.Weights != nil {
+		t.Fatalf("Slice(1, 3) = %+v", v)
+	}
+	v.Times[0] = 20
+	v.Times = append(v.Times, 30)
+	if !slices.Equal(s.Times, []float64{1, 20, 3, 4}) {
+		t.Errorf("sample after writing the view = %v, want [1 20 3 4]", s.Times)
+	}
+}

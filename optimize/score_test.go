@@ -234,3 +234,38 @@ func TestNewItemsCensoredUnitMatchesGeneral(t *testing.T) {
 		}
 	}
 }
+
+// Issue 18: Items keeps one entry per distinct settle time (10⁷ items at
+// millisecond resolution have about 10⁶), and scores tied items as the
+// items one by one would be scored: each item's lag is the first poll at
+// or after it minus its settle time, counted here item by item.
+func TestItemsDistinctTimesIssue18(t *testing.T) {
+	r := rand.New(rand.NewPCG(18, 1))
+	settle := make([]float64, 20000)
+	distinct := map[float64]bool{}
+	for i := range settle {
+		settle[i] = math.Round(r.ExpFloat64()*3000) / 1000 // 1 ms grid, mean 3 s
+		distinct[settle[i]] = true
+	}
+	s := MustParseSpec("every 1s until 20s") // polls 0, 1, …, 20
+	it := NewItems(settle, nil, nil)
+	if len(it.t) != len(distinct) || it.Len() != len(settle) {
+		t.Fatalf("entries = %d for %d rows, want %d distinct times", len(it.t), it.Len(), len(distinct))
+	}
+	var lag, polls, caught float64
+	for _, v := range settle {
+		k := math.Ceil(v) // the first poll at or after v
+		if k > 20 {
+			polls += 21
+			continue
+		}
+		lag += k - v
+		polls += k + 1
+		caught++
+	}
+	got := ScoreSchedule(s, it, ScoreOptions{})
+	if !near(got.MeanLag, lag/caught) || !near(got.MeanPolls, polls/float64(len(settle))) || !near(got.Caught, caught/float64(len(settle))) {
+		t.Errorf("score = mean lag %v, mean polls %v, caught %v; want %v, %v, %v",
+			got.MeanLag, got.MeanPolls, got.Caught, lag/caught, polls/float64(len(settle)), caught/float64(len(settle)))
+	}
+}

@@ -239,11 +239,10 @@ func formatCount(n float64) string {
 	return fmt.Sprintf("%.3g", n)
 }
 
-// scoreLag scores the derived schedule on the test rows (the held-out
-// ones, or the rows fitted when they are the same) with its lag's standard
-// error, and checks it against the expectation (see checkLag).
-func scoreLag(d *fit.Density, r *optimize.Result, test, train *ingest.Sample, o optimize.Options, seed uint64) *lagCheck {
-	items := itemsOf(test)
+// scoreLag scores the derived schedule on the test rows' items (the
+// held-out rows, or the rows fitted when they are the same) with its lag's
+// standard error, and checks it against the expectation (see checkLag).
+func scoreLag(d *fit.Density, r *optimize.Result, items *optimize.Items, test, train *ingest.Sample, o optimize.Options, seed uint64) *lagCheck {
 	if items == nil {
 		return nil
 	}

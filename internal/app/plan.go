@@ -32,6 +32,10 @@ type Plan struct {
 	Batches  Batches
 
 	batches batchSettings // Batches parsed by Run
+	// ownsRows is set by Run, which needs a part's rows only while it is
+	// planned: the holdout then reorders them in place (SplitInPlace)
+	// instead of copying them. The report plans on rows it uses again.
+	ownsRows bool
 }
 
 // section is the plan of one segment (or of all the data).
@@ -54,8 +58,10 @@ type section struct {
 	// Lag is the derived schedule's expected and realised mean lag.
 	Lag *lagCheck
 	// Train and Test are the rows fitted and scored on (the same sample
-	// when scored in-sample).
+	// when scored in-sample); nil once released. HeldOut says whether they
+	// differ.
 	Train, Test *ingest.Sample
+	HeldOut     bool
 	// Batches is what was found about wall-clock batches; nil when not
 	// looked for (--batch-period off, or a model).
 	Batches *batchFinding
@@ -122,12 +128,20 @@ func (p Plan) Run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	secs, err := eachPart(parts, func(pt part) (*section, error) {
+	p.ownsRows = true
+	secs, err := drainParts(parts, func(pt part) (*section, error) {
 		s, err := p.plan(pt.Name, pt.Sample, nil, ages, labels)
-		if err == nil && ages == nil { // the first part's, for every part
+		if err != nil {
+			return nil, err
+		}
+		if ages == nil { // the first part's, for every part
 			ages, labels = s.Ages, s.Labels
 		}
-		return s, err
+		// The report needs only whether the rows were held out: the
+		// parts' copies go before the next part is planned (10⁷ rows
+		// of a segmented plan held them all to the end).
+		s.release()
+		return s, nil
 	})
 	if err != nil {
 		return err
@@ -206,7 +220,11 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		// out would score the bins' own spread.
 		note = fmt.Sprintf("scored in-sample on all %s binned items (binned input has no rows to hold out)", strconv.FormatFloat(sample.TotalWeight(), 'f', -1, 64))
 	case p.Holdout > 0 && !p.InSample:
-		train, test = sample.Split(p.Holdout, p.Seed)
+		if p.ownsRows {
+			train, test = sample.SplitInPlace(p.Holdout, p.Seed)
+		} else {
+			train, test = sample.Split(p.Holdout, p.Seed)
+		}
 		note = fmt.Sprintf("scored on %d held-out rows (%.0f%%, seed %d); fitted on %d", test.Len(), 100*p.Holdout, p.Seed, train.Len())
 	}
 	var (
@@ -241,7 +259,7 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	if err != nil {
 		return nil, err
 	}
-	sec := &section{Segment: segment, Density: d, Derived: der, Note: note, HorizonNote: hnote, Train: train, Test: test}
+	sec := &section{Segment: segment, Density: d, Derived: der, Note: note, HorizonNote: hnote, Train: train, Test: test, HeldOut: test != train}
 	if model == nil {
 		if sec.Batches, err = p.batches.find(train); err != nil {
 			return nil, err
@@ -296,10 +314,13 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		fitted, held := optimize.ScoreTimed(sec.Clock.Schedule, timedOf(train), se), optimize.ScoreTimed(sec.Clock.Schedule, timed, se)
 		sec.ClockFit, sec.ClockTest = &fitted, &held
 	case model == nil:
-		sec.Lag = scoreLag(d, der.Result, test, train, o, p.Seed)
+		sec.Lag = scoreLag(d, der.Result, items, test, train, o, p.Seed)
 	}
 	return sec, nil
 }
+
+// release drops the section's rows, which writing it does not need.
+func (s *section) release() { s.Train, s.Test = nil, nil }
 
 // clockGain is how much lower, as a share, the wall-clock schedule's mean
 // lag on the rows fitted must be for plan to take it over the age-only one.
@@ -419,7 +440,7 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 			fmt.Fprintf(w, "  %s\n", s.HorizonNote)
 		}
 		fmt.Fprintf(w, "  %s\n", s.ClockNote)
-		if t := s.ClockTest; t.HasData && s.Test != s.Train {
+		if t := s.ClockTest; t.HasData && s.HeldOut {
 			fmt.Fprintf(w, "held-out: mean lag %s on %s rows caught (±%s); %s on the rows fitted\n",
 				formatSeconds(t.MeanLag), formatCount(t.NCaught), formatSeconds(t.MeanLagSE), formatSeconds(s.ClockFit.MeanLag))
 		}

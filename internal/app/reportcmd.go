@@ -195,7 +195,7 @@ func arenaOf(s *section, sv Solve) *arena {
 	a := &arena{train: s.Train, test: s.Test, density: s.Density, solve: sv, horizonNote: s.HorizonNote, note: s.Note}
 	a.horizon = s.Derived.Result.Options.Horizon
 	a.solve.Options.Horizon = a.horizon
-	a.heldOut = s.Test != s.Train
+	a.heldOut = s.HeldOut
 	a.trainItems = itemsOf(s.Train)
 	a.testItems = a.trainItems
 	if a.heldOut {
@@ -679,7 +679,7 @@ func scheduleFacts(s *section, b optimize.Budget) []html.Fact {
 		lo, hi := c.Schedule.StuckPollsRange()
 		out = append(out, html.Fact{Label: "wall-clock batches", Value: strings.TrimPrefix(s.Batches.String(), "wall-clock batches ")},
 			html.Fact{Label: "on the rows fitted", Value: strings.TrimPrefix(s.ClockNote, "on the rows fitted: ")})
-		if t := s.ClockTest; t != nil && t.HasData && s.Test != s.Train {
+		if t := s.ClockTest; t != nil && t.HasData && s.HeldOut {
 			out = append(out, html.Fact{Label: "held-out", Value: fmt.Sprintf("mean lag %s at %.3g mean polls", formatSeconds(t.MeanLag), t.MeanPolls)})
 		}
 		out = append(out, html.Fact{Label: "stuck polls", Value: polls(lo, hi), Note: "by when the item was created"},

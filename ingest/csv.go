@@ -460,11 +460,24 @@ func (w *csvWorker) fail(b *batch, line int, r role, err error) {
 
 // fast parses records without quotes: fields are the bytes between
 // delimiters and only the columns in use are looked at.
+//
+// A record costs three scans of its bytes, each a vectorised library
+// call: its line break, its delimiters counted (a ragged record is an
+// error), and the short hops to the fields in use, taken from whichever
+// end of the record is nearer (settle times are often the last column).
+// Stepping from field to field from the front took half the read's time
+// on a 6-column file whose last column was the one in use.
 func (w *csvWorker) fast(data []byte, b *batch) {
 	f, p, delim := w.f, w.f.p, w.f.delim
 	sampling := f.rep != nil
 	if sampling {
 		b.lim, b.sampling = limit(f.rep.level.Load()), true
+	}
+	// need[:front] are reached from the record's start, the rest from
+	// its end.
+	front := 0
+	for front < len(f.need) && f.need[front].idx < f.ncols/2 {
+		front++
 	}
 	line := 0
 	for len(data) > 0 {
@@ -493,27 +506,7 @@ func (w *csvWorker) fast(data []byte, b *batch) {
 				b.sample(rec, sel)
 			}
 		}
-		col, rest, ragged := 0, rec, false
-		for _, nc := range f.need {
-			for col < nc.idx {
-				i := bytes.IndexByte(rest, delim)
-				if i < 0 {
-					ragged = true
-					break
-				}
-				rest = rest[i+1:]
-				col++
-			}
-			if ragged {
-				break
-			}
-			field := rest
-			if i := bytes.IndexByte(rest, delim); i >= 0 {
-				field = rest[:i]
-			}
-			w.cells[nc.role] = cell{kind: cellText, b: field}
-		}
-		if nf := col + 1 + bytes.Count(rest, []byte{delim}); ragged || nf != f.ncols {
+		if nf := 1 + bytes.Count(rec, []byte{delim}); nf != f.ncols {
 			b.read++
 			err := fieldCountError(f.ncols, nf, rec)
 			if p.opt.DropInvalid {
@@ -523,6 +516,28 @@ func (w *csvWorker) fast(data []byte, b *batch) {
 			w.fail(b, line, -1, err)
 			return
 		}
+		// The record has ncols fields: every hop below finds its
+		// delimiter.
+		col, rest := 0, rec
+		for _, nc := range f.need[:front] {
+			for ; col < nc.idx; col++ {
+				rest = rest[bytes.IndexByte(rest, delim)+1:]
+			}
+			field := rest
+			if i := bytes.IndexByte(rest, delim); i >= 0 {
+				field = rest[:i]
+			}
+			w.cells[nc.role] = cell{kind: cellText, b: field}
+		}
+		col, rest = f.ncols-1, rec
+		for k := len(f.need) - 1; k >= front; k-- {
+			nc := f.need[k]
+			for ; col > nc.idx; col-- {
+				rest = rest[:lastIndexByte(rest, delim)]
+			}
+			field := rest[lastIndexByte(rest, delim)+1:]
+			w.cells[nc.role] = cell{kind: cellText, b: field}
+		}
 		b.at = line
 		if r, err := p.row(b, &w.cells); err != nil {
 			w.fail(b, line, r, err)
@@ -530,6 +545,17 @@ func (w *csvWorker) fast(data []byte, b *batch) {
 		}
 	}
 	b.lines = line
+}
+
+// lastIndexByte is bytes.LastIndexByte, which the compiler does not
+// inline.
+func lastIndexByte(s []byte, c byte) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
 }
 
 // fieldCountError is ErrFieldCount for a record of found fields, want

@@ -3,15 +3,12 @@ package ingest
 import (
 	"bufio"
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -99,21 +96,19 @@ type csvCol struct {
 //
 // size is the input's size in bytes, -1 when unknown.
 func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]string, m *merger) error {
-	br := bufio.NewReaderSize(r, 1<<16)
-	var src io.Reader = br
-	gzipped := false
+	src := &compressedSource{r: r}
+	br := bufio.NewReaderSize(src, 1<<16)
 	if magic, _ := br.Peek(4); string(magic) == "PAR1" {
-		return &ParseError{File: name, RowGroup: -1, Err: errors.New("this is Parquet data, not CSV: give Parquet as a file named *.parquet or *.pq (not on stdin)")}
+		return parquetAsCSV(name, false)
 	}
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: gzip: %v", ErrCorrupt, err)}
-		}
-		defer gz.Close()
-		src, gzipped = gzipSource{gz}, true
-	} else if magic, _ := br.Peek(1); len(magic) > 0 && strings.HasSuffix(strings.ToLower(name), ".gz") {
-		return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: named .gz but not gzip data", ErrCorrupt)}
+	var in io.Reader = br
+	dec, err := decompress(br, src, name)
+	if err != nil {
+		return err
+	}
+	if dec != nil {
+		defer dec.close()
+		in = dec
 	}
 	f := &csvFile{p: p, name: name, delim: ','}
 	if p.opt.Delimiter != 0 {
@@ -125,12 +120,15 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 	n, eof := 0, false
 	hdrEnd := -1
 	for {
-		k, err := io.ReadFull(src, buf[n:])
+		k, err := io.ReadFull(in, buf[n:])
 		n += k
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			eof = true
 		} else if err != nil {
 			return readError(name, err)
+		}
+		if n >= 4 && dec != nil && string(buf[:4]) == "PAR1" {
+			return parquetAsCSV(name, true)
 		}
 		if hdrEnd = firstRecordEnd(buf[:n]); hdrEnd >= 0 || eof {
 			break
@@ -176,7 +174,14 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 	}
 	headerLines := bytes.Count(data[:hdrEnd], []byte{'\n'})
 	rest := data[hdrEnd:]
-	if size > 0 && !gzipped && len(rest) > 0 {
+	if size > 0 && dec != nil && eof {
+		size = int64(n)
+	} else if size > 0 && dec != nil {
+		// The bytes the first block took compressed give the ratio,
+		// roughly: the buffered reader reads ahead.
+		size = int64(float64(size) * float64(n) / float64(max(src.n, 1)))
+	}
+	if size > 0 && len(rest) > 0 {
 		// Guess the row count from the first block to size the sample
 		// once; no more than the rows allowed, nor than rows of 2 bytes
 		// (a digit and a line break) fill: a sparse 50 GB file whose
@@ -194,29 +199,16 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 	if eof && len(bytes.TrimSpace(rest)) == 0 {
 		return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: the file has a header only", ErrNoRows)}
 	}
-	return f.parse(src, rest, eof, headerLines, m)
+	return f.parse(in, rest, eof, headerLines, m)
 }
 
-// gzipSource tells a gzip stream cut short (a truncated .csv.gz) from
-// the end of a block: io.ReadFull reports both as io.ErrUnexpectedEOF.
-type gzipSource struct{ r *gzip.Reader }
-
-// errGzipTruncated is a gzip stream that ends before its trailer.
-var errGzipTruncated = errors.New("gzip data ends early: the file is truncated")
-
-func (g gzipSource) Read(b []byte) (int, error) {
-	n, err := g.r.Read(b)
-	if err == io.ErrUnexpectedEOF {
-		err = errGzipTruncated
+// parquetAsCSV is the error of Parquet data read as CSV: on stdin, or
+// compressed (Parquet compresses its pages itself).
+func parquetAsCSV(name string, compressed bool) error {
+	if compressed {
+		return &ParseError{File: name, RowGroup: -1, Err: errors.New("this is compressed Parquet data, not CSV: decompress it and give it as a file named *.parquet or *.pq")}
 	}
-	return n, err
-}
-
-func readError(name string, err error) error {
-	if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, errGzipTruncated) || errors.As(err, new(flate.CorruptInputError)) {
-		return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
-	}
-	return fmt.Errorf("%s: %w", name, err)
+	return &ParseError{File: name, RowGroup: -1, Err: errors.New("this is Parquet data, not CSV: give Parquet as a file named *.parquet or *.pq (not on stdin)")}
 }
 
 // layout finds the columns in use in the header.

@@ -26,12 +26,14 @@ type input struct {
 //
 //   - "-": CSV on standard input;
 //   - a file: Parquet when it starts with the magic bytes "PAR1" or is
-//     named *.parquet or *.pq, otherwise CSV (gzip-compressed CSV is
-//     recognised by its content);
+//     named *.parquet or *.pq, otherwise CSV; gzip- and
+//     Zstandard-compressed CSV is recognised by its content and
+//     decompressed as it is parsed (see decompress);
 //   - a glob pattern (filepath.Match syntax), which must match a file;
-//   - a directory, read recursively: its *.parquet, *.pq, *.csv and
-//     *.csv.gz files in lexical order, skipping names that start with "."
-//     or "_" (such as Spark's _SUCCESS).
+//   - a directory, read recursively: its *.parquet, *.pq, *.csv, *.tsv
+//     files, and these last two compressed (*.csv.gz, *.csv.zst, …), in
+//     lexical order, skipping names that start with "." or "_" (such as
+//     Spark's _SUCCESS).
 //
 // Path components of the form key=value (a Hive-partitioned dataset as
 // Spark or DuckDB writes it, dir/method=momo/part-0.parquet) give
@@ -185,7 +187,7 @@ func expand(paths []string) ([]input, error) {
 				return nil, err
 			}
 			if len(ins) == n {
-				return nil, fmt.Errorf("%w: directory %q holds no .csv, .csv.gz or .parquet file", ErrNoFiles, mpath)
+				return nil, fmt.Errorf("%w: directory %q holds no .csv, .tsv (or these .gz or .zst) or .parquet file", ErrNoFiles, mpath)
 			}
 		}
 	}
@@ -202,12 +204,17 @@ func expand(paths []string) ([]input, error) {
 }
 
 func dataFileName(name string) bool {
-	for _, ext := range []string{".parquet", ".pq", ".csv", ".csv.gz", ".tsv", ".tsv.gz"} {
-		if strings.HasSuffix(strings.ToLower(name), ext) {
-			return true
+	lower := strings.ToLower(name)
+	if strings.HasSuffix(lower, ".parquet") || strings.HasSuffix(lower, ".pq") {
+		return true
+	}
+	for _, c := range codecs {
+		if t, ok := strings.CutSuffix(lower, c.suffix); ok {
+			lower = t
+			break
 		}
 	}
-	return false
+	return strings.HasSuffix(lower, ".csv") || strings.HasSuffix(lower, ".tsv")
 }
 
 // newInput classifies a file by its magic bytes or name and reads the

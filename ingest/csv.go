@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -63,7 +64,7 @@ func ReadCSV(r io.Reader, name string, opt ReadOptions) (*Sample, *Report, error
 		}
 	}
 	m := merger{memLimit: p.memLimit, created: p.created}
-	if err := readCSV(r, name, size, p, nil, &m); err != nil {
+	if err := readCSV(r, name, size, p, nil, &m, nil, nil); err != nil {
 		return nil, nil, err
 	}
 	m.rep.Files = 1
@@ -84,6 +85,11 @@ type csvFile struct {
 	need   []csvCol       // columns to parse, by index
 	consts [nRoles][]byte // partition values for roles not in the file
 	rep    *repeats       // counts repeated lines; nil when not counted
+	// mapped is the file's bytes mapped in memory (mmap), whose blocks
+	// the parsers read in place; nil when the input is read through an
+	// io.Reader.
+	mapped []byte
+	bar    *progress // with mapped: counts the bytes handed to the parsers
 }
 
 type csvCol struct {
@@ -95,7 +101,10 @@ type csvCol struct {
 // (key=value directories), used for roles the file has no column for.
 //
 // size is the input's size in bytes, -1 when unknown.
-func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]string, m *merger) error {
+//
+// mapped, when not nil, is the whole plain-text input mapped in memory
+// (r reads it too, for the header): its records are parsed in place.
+func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]string, m *merger, mapped []byte, bar *progress) error {
 	src := &compressedSource{r: r}
 	br := bufio.NewReaderSize(src, 1<<16)
 	if magic, _ := br.Peek(4); string(magic) == "PAR1" {
@@ -111,6 +120,9 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 		in = dec
 	}
 	f := &csvFile{p: p, name: name, delim: ','}
+	if dec == nil && mapped != nil {
+		f.mapped, f.bar = mapped, bar
+	}
 	if p.opt.Delimiter != 0 {
 		f.delim = byte(p.opt.Delimiter)
 	}
@@ -198,6 +210,10 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 	}
 	if eof && len(bytes.TrimSpace(rest)) == 0 {
 		return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: the file has a header only", ErrNoRows)}
+	}
+	if f.mapped != nil {
+		f.bar.add(int64(hdrEnd))
+		rest, eof = f.mapped[hdrEnd:], true
 	}
 	return f.parse(in, rest, eof, headerLines, m)
 }
@@ -317,57 +333,94 @@ func (f *csvFile) parse(src io.Reader, first []byte, eof bool, headerLines int, 
 		return j
 	}
 
-	go func() { // producer
-		defer close(jobs)
-		defer close(order)
-		cur := getJob(max(chunkSize, 2*len(first)))
-		n := copy(cur.buf, first)
-		for !stop.Load() {
-			if !eof {
-				k, err := io.ReadFull(src, cur.buf[n:])
-				n += k
-				if err == io.EOF || err == io.ErrUnexpectedEOF {
-					eof = true
-				} else if err != nil {
-					cur.err = readError(f.name, err)
-					close(cur.done)
-					order <- cur
-					return
+	if f.mapped != nil {
+		go func() { // producer of blocks of the mapped file, in place
+			defer close(jobs)
+			defer close(order)
+			j := getJob(0)
+			defer func() {
+				if r := recover(); r != nil {
+					j.err = mappedFault(f.name, r)
+					close(j.done)
+					order <- j
 				}
-			}
-			data := cur.buf[:n]
-			cut := len(data)
-			if !eof {
-				cut = lastRecordEnd(data)
-			}
-			if cut == 0 && !eof {
-				// One record is longer than the buffer: grow it.
-				if len(cur.buf) >= maxRecord {
-					why := "unclosed quote?"
-					if bytes.IndexByte(data, '\n') < 0 && bytes.IndexByte(data, '\r') >= 0 {
-						why = ErrLineEnds.Error() + "?"
+			}()
+			debug.SetPanicOnFault(true) // this goroutine's own setting
+			rest := first
+			for len(rest) > 0 && !stop.Load() {
+				n := min(chunkSize, len(rest))
+				cut := n
+				for n < len(rest) {
+					if cut = lastRecordEnd(rest[:n]); cut > 0 {
+						break
 					}
-					cur.err = &ParseError{File: f.name, RowGroup: -1, Err: fmt.Errorf("%w: a record is longer than %d bytes (%s)", ErrQuote, maxRecord, why)}
-					close(cur.done)
-					order <- cur
-					return
+					if n >= maxRecord {
+						j.err = f.longRecord(rest[:n])
+						close(j.done)
+						order <- j
+						return
+					}
+					n = min(2*n, len(rest))
+					cut = n
 				}
-				cur.buf = append(cur.buf[:n], make([]byte, len(cur.buf))...)
-				cur.buf = cur.buf[:cap(cur.buf)]
-				continue
+				j.data, rest = rest[:cut], rest[cut:]
+				f.bar.add(int64(cut))
+				order <- j
+				jobs <- j
+				j = getJob(0)
 			}
-			next := getJob(max(chunkSize, 2*(n-cut)))
-			n = copy(next.buf, data[cut:])
-			cur.data = data[:cut]
-			order <- cur
-			jobs <- cur
-			cur = next
-			if eof && n == 0 {
-				break
+			pool.Put(j)
+		}()
+	} else {
+		go func() { // producer
+			defer close(jobs)
+			defer close(order)
+			cur := getJob(max(chunkSize, 2*len(first)))
+			n := copy(cur.buf, first)
+			for !stop.Load() {
+				if !eof {
+					k, err := io.ReadFull(src, cur.buf[n:])
+					n += k
+					if err == io.EOF || err == io.ErrUnexpectedEOF {
+						eof = true
+					} else if err != nil {
+						cur.err = readError(f.name, err)
+						close(cur.done)
+						order <- cur
+						return
+					}
+				}
+				data := cur.buf[:n]
+				cut := len(data)
+				if !eof {
+					cut = lastRecordEnd(data)
+				}
+				if cut == 0 && !eof {
+					// One record is longer than the buffer: grow it.
+					if len(cur.buf) >= maxRecord {
+						cur.err = f.longRecord(data)
+						close(cur.done)
+						order <- cur
+						return
+					}
+					cur.buf = append(cur.buf[:n], make([]byte, len(cur.buf))...)
+					cur.buf = cur.buf[:cap(cur.buf)]
+					continue
+				}
+				next := getJob(max(chunkSize, 2*(n-cut)))
+				n = copy(next.buf, data[cut:])
+				cur.data = data[:cut]
+				order <- cur
+				jobs <- cur
+				cur = next
+				if eof && n == 0 {
+					break
+				}
 			}
-		}
-		pool.Put(cur)
-	}()
+			pool.Put(cur)
+		}()
+
+	}
 
 	var wg sync.WaitGroup
 	for range workers {
@@ -375,10 +428,13 @@ func (f *csvFile) parse(src io.Reader, first []byte, eof bool, headerLines int, 
 		go func() {
 			defer wg.Done()
 			w := csvWorker{f: f}
+			if f.mapped != nil {
+				debug.SetPanicOnFault(true) // this goroutine's own setting
+			}
 			for j := range jobs {
 				j.b.reset()
 				if !stop.Load() {
-					w.parse(j.data, &j.b)
+					w.parseJob(j)
 				}
 				close(j.done)
 			}
@@ -416,6 +472,39 @@ func (f *csvFile) parse(src io.Reader, first []byte, eof bool, headerLines int, 
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// longRecord is the error of a record longer than maxRecord bytes, of
+// which data is the start.
+func (f *csvFile) longRecord(data []byte) error {
+	why := "unclosed quote?"
+	if bytes.IndexByte(data, '\n') < 0 && bytes.IndexByte(data, '\r') >= 0 {
+		why = ErrLineEnds.Error() + "?"
+	}
+	return &ParseError{File: f.name, RowGroup: -1, Err: fmt.Errorf("%w: a record is longer than %d bytes (%s)", ErrQuote, maxRecord, why)}
+}
+
+// mappedFault returns the error of a memory fault while a mapped file was
+// read (debug.SetPanicOnFault turns the SIGBUS of a page beyond the end
+// of a file that shrank into a panic); any other panic goes on.
+func mappedFault(name string, r any) error {
+	if _, ok := r.(interface{ Addr() uintptr }); ok {
+		return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: the file shrank while it was read", ErrCorrupt)}
+	}
+	panic(r)
+}
+
+// parseJob parses j's block into its batch; a fault reading a mapped
+// file ends the input.
+func (w *csvWorker) parseJob(j *csvJob) {
+	if w.f.mapped != nil {
+		defer func() {
+			if r := recover(); r != nil {
+				j.err = mappedFault(w.f.name, r)
+			}
+		}()
+	}
+	w.parse(j.data, &j.b)
 }
 
 // csvWorker parses blocks of records; its buffers are reused.

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package ingest
+
+import "os"
+
+// mapFile maps nothing outside Linux: files are read with read(2).
+func mapFile(f *os.File, size int64) (data []byte, unmap func()) { return nil, nil }

@@ -88,8 +88,9 @@ type csvFile struct {
 	// mapped is the file's bytes mapped in memory (mmap), whose blocks
 	// the parsers read in place; nil when the input is read through an
 	// io.Reader.
-	mapped []byte
-	bar    *progress // with mapped: counts the bytes handed to the parsers
+	mapped   []byte
+	released int       // mapped[:released] has been given back (release)
+	bar      *progress // with mapped: counts the bytes handed to the parsers
 }
 
 type csvCol struct {
@@ -301,6 +302,7 @@ func lastRecordEnd(data []byte) int {
 type csvJob struct {
 	buf  []byte
 	data []byte
+	end  int // with csvFile.mapped: the offset of data's end in it
 	b    batch
 	err  error // read error; ends the input
 	done chan struct{}
@@ -364,6 +366,7 @@ func (f *csvFile) parse(src io.Reader, first []byte, eof bool, headerLines int, 
 					cut = n
 				}
 				j.data, rest = rest[:cut], rest[cut:]
+				j.end = len(f.mapped) - len(rest)
 				f.bar.add(int64(cut))
 				order <- j
 				jobs <- j
@@ -468,10 +471,26 @@ func (f *csvFile) parse(src io.Reader, first []byte, eof bool, headerLines int, 
 				stop.Store(true)
 			}
 		}
+		if f.mapped != nil && j.err == nil {
+			f.release(j.end)
+		}
 		pool.Put(j)
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// release gives back the pages of the mapping wholly before offset end,
+// whose records are merged: without it the file's pages, mapped as they
+// are read, count in the process's resident memory until the mapping
+// goes (the 846 MB of a 10M-row CSV, against 160 MB for the rest of
+// pollfit fit). They stay in the page cache.
+func (f *csvFile) release(end int) {
+	end &^= pageSize - 1
+	if end > f.released {
+		releaseMapped(f.mapped[f.released:end])
+		f.released = end
+	}
 }
 
 // longRecord is the error of a record longer than maxRecord bytes, of

@@ -21,3 +21,10 @@ func mapFile(f *os.File, size int64) (data []byte, unmap func()) {
 	_ = syscall.Madvise(data, syscall.MADV_SEQUENTIAL)
 	return data, func() { syscall.Munmap(data) }
 }
+
+// pageSize is the size of the memory pages mappings are made of.
+var pageSize = os.Getpagesize()
+
+// releaseMapped drops the pages of b, a page-aligned part of a file's
+// mapping, from the process's memory; reading them again reads the file.
+func releaseMapped(b []byte) { _ = syscall.Madvise(b, syscall.MADV_DONTNEED) }

@@ -32,8 +32,9 @@ const maxRecord = 64 << 20
 
 // ReadCSV reads settle times from CSV with a header row; see ReadOptions
 // for the columns it uses. name labels errors (usually the file path).
-// Gzip-compressed input is recognised by its magic bytes and decompressed
-// on the fly.
+// Gzip- and Zstandard-compressed input is recognised by its magic bytes
+// and decompressed while the blocks already out are parsed (see
+// decompress); a truncated or damaged stream is ErrCorrupt.
 //
 // The input is RFC 4180: fields separated by opt.Delimiter, records ended
 // by LF or CRLF, fields that hold the delimiter, quotes or line breaks

@@ -343,7 +343,7 @@ func (f *csvFile) parse(src io.Reader, first []byte, eof bool, headerLines int, 
 			j := getJob(0)
 			defer func() {
 				if r := recover(); r != nil {
-					j.err = mappedFault(f.name, r)
+					j.err = mappedFault(f.name, f.mapped, r)
 					close(j.done)
 					order <- j
 				}
@@ -504,12 +504,16 @@ func (f *csvFile) longRecord(data []byte) error {
 	return &ParseError{File: f.name, RowGroup: -1, Err: fmt.Errorf("%w: a record is longer than %d bytes (%s)", ErrQuote, maxRecord, why)}
 }
 
-// mappedFault returns the error of a memory fault while a mapped file was
-// read (debug.SetPanicOnFault turns the SIGBUS of a page beyond the end
-// of a file that shrank into a panic); any other panic goes on.
-func mappedFault(name string, r any) error {
-	if _, ok := r.(interface{ Addr() uintptr }); ok {
-		return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: the file shrank while it was read", ErrCorrupt)}
+// mappedFault returns the error of a memory fault in mapped, the
+// mapping of file name (debug.SetPanicOnFault turns the SIGBUS of a page
+// beyond the end of a file that shrank into a panic whose value gives
+// the address); any other panic goes on.
+func mappedFault(name string, mapped []byte, r any) error {
+	if e, ok := r.(interface{ Addr() uintptr }); ok && len(mapped) > 0 {
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(mapped)))
+		if a := e.Addr(); a >= base && a-base < uintptr(len(mapped)) {
+			return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: the file shrank while it was read", ErrCorrupt)}
+		}
 	}
 	panic(r)
 }
@@ -520,7 +524,7 @@ func (w *csvWorker) parseJob(j *csvJob) {
 	if w.f.mapped != nil {
 		defer func() {
 			if r := recover(); r != nil {
-				j.err = mappedFault(w.f.name, r)
+				j.err = mappedFault(w.f.name, w.f.mapped, r)
 			}
 		}()
 	}

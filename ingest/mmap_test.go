@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestIssue13MappedSameAsRead: a file parsed in place from its memory
@@ -98,5 +99,31 @@ func TestIssue13MappedFileShrinks(t *testing.T) {
 	m = merger{}
 	if err := readMapped(mapped, input{path: p, size: int64(len(data))}, pl, nil, &m); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("reading a mapped file cut to nothing: %v, want ErrCorrupt", err)
+	}
+}
+
+// faultAt is a panic value of a memory fault at an address, as
+// debug.SetPanicOnFault makes them.
+type faultAt uintptr
+
+func (f faultAt) Addr() uintptr { return uintptr(f) }
+
+// TestMappedFaultElsewhere: only a fault inside the mapping is the file's
+// doing; any other panic goes on.
+func TestMappedFaultElsewhere(t *testing.T) {
+	mapped := make([]byte, 100)
+	base := uintptr(unsafe.Pointer(&mapped[0]))
+	if err := mappedFault("f.csv", mapped, faultAt(base+99)); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("fault inside the mapping: %v, want ErrCorrupt", err)
+	}
+	for _, r := range []any{faultAt(base + 100), faultAt(base - 1), "a bug"} {
+		func() {
+			defer func() {
+				if recover() != r {
+					t.Errorf("mappedFault(%v) did not panic with it", r)
+				}
+			}()
+			mappedFault("f.csv", mapped, r)
+		}()
 	}
 }

@@ -135,14 +135,14 @@ func readCSVInput(in input, p *plan, bar *progress, m *merger) error {
 }
 
 // readMapped reads a plain-text CSV input from its bytes mapped in
-// memory, parsing them in place. A file that shrinks while it is read makes the access to the pages
-// beyond its new end fault: the read fails with ErrCorrupt instead of
-// crashing the program.
+// memory, parsing them in place. A file that shrinks while it is read
+// makes the access to the pages beyond its new end fault: the read fails
+// with ErrCorrupt instead of crashing the program.
 func readMapped(data []byte, in input, p *plan, bar *progress, m *merger) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true)) // this goroutine's setting, restored
 	defer func() {
 		if r := recover(); r != nil {
-			err = mappedFault(in.path, r)
+			err = mappedFault(in.path, data, r)
 		}
 	}()
 	return readCSV(bytes.NewReader(data), in.path, in.size, p, in.part, m, data, bar)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"os"
+	"runtime/debug"
 	"testing"
 )
 
@@ -25,6 +27,30 @@ func BenchmarkPlanPayments(b *testing.B) {
 func BenchmarkPlanBundled(b *testing.B) {
 	for b.Loop() {
 		if err := run([]string{"pollfit", "plan", "--quiet"}, io.Discard, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFitFile runs `pollfit fit --input $POLLFIT_BENCH_INPUT --column
+// settle_s --quiet` in-process, with main's collector setting, so that
+// the whole command (read, fit, JSON out) can be profiled:
+//
+//	POLLFIT_BENCH_INPUT=/tmp/pollfit-ingest/payments-10000000.csv \
+//	  go test -run '^$' -bench FitFile -benchtime 3x -cpuprofile cpu.out .
+//
+// It is skipped when the variable is unset (bench/ingest.sh makes the
+// files).
+func BenchmarkFitFile(b *testing.B) {
+	in := os.Getenv("POLLFIT_BENCH_INPUT")
+	if in == "" {
+		b.Skip("POLLFIT_BENCH_INPUT is not set")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
+	args := []string{"pollfit", "fit", "--input", in, "--column", "settle_s", "--quiet"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := run(args, io.Discard, io.Discard); err != nil {
 			b.Fatal(err)
 		}
 	}

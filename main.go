@@ -160,7 +160,7 @@ const perSegmentPlot = "; with --segment, one more per segment, named FILE-SEGME
 // inputFlags are the flags of every command that reads settle times.
 func inputFlags() []cli.Flag {
 	return inCategory(catInput, []cli.Flag{
-		&cli.StringSliceFlag{Name: "input", Aliases: []string{"i"}, Usage: "settle times: a CSV (.csv, .csv.gz) or Parquet `FILE`, a glob, a directory (Hive-partitioned too) or - for stdin; repeatable"},
+		&cli.StringSliceFlag{Name: "input", Aliases: []string{"i"}, Usage: "settle times: a CSV (.csv, .csv.gz, .csv.zst) or Parquet `FILE`, a glob, a directory (Hive-partitioned too) or - for stdin; repeatable"},
 		&cli.StringFlag{Name: "column", Aliases: []string{"c"}, Usage: "column holding settle times (bare numbers in --unit, or Go durations such as 1.5s); may go with --start or --end, whose timestamps then place each item in time"},
 		&cli.StringFlag{Name: "unit", Usage: "unit of bare numbers: ns, us, ms, s, m, h or d", DefaultText: "from the column name, as in Latency(ms), settle_ms, duration_seconds, elapsedMillis; else s"},
 		&cli.StringFlag{Name: "start", Usage: "the column of creation timestamps (RFC 3339, or epoch numbers with --epoch): with --end, settle times are end − start; with --column, items were created at start"},

@@ -36,6 +36,7 @@ func TestReadInputForms(t *testing.T) {
 	}{
 		{"plain", "basic.csv", ReadOptions{Column: "settle_s"}},
 		{"gzip", "basic.csv.gz", ReadOptions{Column: "settle_s"}},
+		{"zstd (written by the zstd command, v1.5.4, -19)", "basic.csv.zst", ReadOptions{Column: "settle_s"}},
 		{"BOM, CRLF and a blank line", "bom_crlf.csv", ReadOptions{Column: "settle_s"}},
 		{"quotes, embedded line break, delimiter", "quoted_semicolon.csv", ReadOptions{Column: "settle_s", Delimiter: ';'}},
 		{"glob", "basic.csv*", ReadOptions{Column: "settle_s"}},
@@ -48,7 +49,7 @@ func TestReadInputForms(t *testing.T) {
 			}
 			got := s.Times
 			if tt.path == "basic.csv*" {
-				want := append(slices.Clone(want), want...) // basic.csv then basic.csv.gz
+				want := slices.Concat(want, want, want) // basic.csv, basic.csv.gz, basic.csv.zst
 				if !slices.Equal(got, want) {
 					t.Errorf("Read(%s).Times = %v, want %v", tt.path, got, want)
 				}
@@ -615,8 +616,9 @@ func ExampleReadCSV() {
 
 // TestReadTruncatedGzip: a .csv.gz cut anywhere is an error, never a
 // shorter sample (io.ReadFull reports a short gzip stream and the end of a
-// block alike; gzipSource tells them apart), with or without DropInvalid;
-// and a file named .gz that is not gzip data says so.
+// block alike; decoded.wrap tells them apart), with or without
+// DropInvalid; and a file named .gz that is not gzip data says so.
+// TestIssue13CorruptCompressed does the same for zstd.
 func TestReadTruncatedGzip(t *testing.T) {
 	var csvData bytes.Buffer
 	csvData.WriteString("settle_s\n")

@@ -234,6 +234,12 @@ func (p *plan) bytesPerRow() int64 {
 	return BytesPerRow
 }
 
+// plainDuration reports whether a row's item is its duration value alone:
+// no status, segment, dedupe, zeroing of negatives, timestamps or bins.
+func (p *plan) plainDuration() bool {
+	return !p.opt.Binned && p.names[roleDur] != "" && p.names[roleStatus] == "" && !p.hasSeg && !p.cleaning && !p.created
+}
+
 // tooManyRows is the ErrTooManyRows error of an input with more than
 // p.maxRows rows.
 func (p *plan) tooManyRows(file string, rows int64) error {

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,16 +10,18 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 )
 
 // input is one file to read, with the Hive partition values of its path.
 type input struct {
-	path    string
-	parquet bool
-	part    map[string]string
-	size    int64
+	path       string
+	parquet    bool
+	compressed bool // starts with the magic bytes of a codec
+	part       map[string]string
+	size       int64
 }
 
 // Read reads settle times from files and merges them into one Sample and
@@ -26,12 +29,14 @@ type input struct {
 //
 //   - "-": CSV on standard input;
 //   - a file: Parquet when it starts with the magic bytes "PAR1" or is
-//     named *.parquet or *.pq, otherwise CSV (gzip-compressed CSV is
-//     recognised by its content);
+//     named *.parquet or *.pq, otherwise CSV; gzip- and
+//     Zstandard-compressed CSV is recognised by its content and
+//     decompressed as it is parsed (see decompress);
 //   - a glob pattern (filepath.Match syntax), which must match a file;
-//   - a directory, read recursively: its *.parquet, *.pq, *.csv and
-//     *.csv.gz files in lexical order, skipping names that start with "."
-//     or "_" (such as Spark's _SUCCESS).
+//   - a directory, read recursively: its *.parquet, *.pq, *.csv, *.tsv
+//     files, and these last two compressed (*.csv.gz, *.csv.zst, …), in
+//     lexical order, skipping names that start with "." or "_" (such as
+//     Spark's _SUCCESS).
 //
 // Path components of the form key=value (a Hive-partitioned dataset as
 // Spark or DuckDB writes it, dir/method=momo/part-0.parquet) give
@@ -104,16 +109,43 @@ func Files(paths []string) ([]string, error) {
 	return out, nil
 }
 
+// minMapped is the smallest file read in place from a memory mapping: for
+// smaller ones read(2) costs less than setting up the mapping. Tests
+// lower it.
+var minMapped int64 = 4 << 20
+
 func readCSVInput(in input, p *plan, bar *progress, m *merger) error {
 	if in.path == "-" {
-		return readCSV(bar.reader(os.Stdin), "stdin", -1, p, nil, m)
+		return readCSV(bar.reader(os.Stdin), "stdin", -1, p, nil, m, nil, nil)
 	}
 	f, err := os.Open(in.path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return readCSV(bar.reader(f), in.path, in.size, p, in.part, m)
+	if in.size >= minMapped && !in.compressed {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			if data, unmap := mapFile(f, st.Size()); data != nil {
+				defer unmap()
+				return readMapped(data, in, p, bar, m)
+			}
+		}
+	}
+	return readCSV(bar.reader(f), in.path, in.size, p, in.part, m, nil, nil)
+}
+
+// readMapped reads a plain-text CSV input from its bytes mapped in
+// memory, parsing them in place. A file that shrinks while it is read
+// makes the access to the pages beyond its new end fault: the read fails
+// with ErrCorrupt instead of crashing the program.
+func readMapped(data []byte, in input, p *plan, bar *progress, m *merger) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true)) // this goroutine's setting, restored
+	defer func() {
+		if r := recover(); r != nil {
+			err = mappedFault(in.path, data, r)
+		}
+	}()
+	return readCSV(bytes.NewReader(data), in.path, in.size, p, in.part, m, data, bar)
 }
 
 // expand turns the paths given into the files to read.
@@ -185,7 +217,7 @@ func expand(paths []string) ([]input, error) {
 				return nil, err
 			}
 			if len(ins) == n {
-				return nil, fmt.Errorf("%w: directory %q holds no .csv, .csv.gz or .parquet file", ErrNoFiles, mpath)
+				return nil, fmt.Errorf("%w: directory %q holds no .csv, .tsv (or these .gz or .zst) or .parquet file", ErrNoFiles, mpath)
 			}
 		}
 	}
@@ -202,12 +234,17 @@ func expand(paths []string) ([]input, error) {
 }
 
 func dataFileName(name string) bool {
-	for _, ext := range []string{".parquet", ".pq", ".csv", ".csv.gz", ".tsv", ".tsv.gz"} {
-		if strings.HasSuffix(strings.ToLower(name), ext) {
-			return true
+	lower := strings.ToLower(name)
+	if strings.HasSuffix(lower, ".parquet") || strings.HasSuffix(lower, ".pq") {
+		return true
+	}
+	for _, c := range codecs {
+		if t, ok := strings.CutSuffix(lower, c.suffix); ok {
+			lower = t
+			break
 		}
 	}
-	return false
+	return strings.HasSuffix(lower, ".csv") || strings.HasSuffix(lower, ".tsv")
 }
 
 // newInput classifies a file by its magic bytes or name and reads the
@@ -225,6 +262,9 @@ func newInput(path string, size int64) (input, error) {
 		n, _ := io.ReadFull(f, magic[:])
 		f.Close()
 		in.parquet = n == 4 && string(magic[:]) == "PAR1"
+		for _, c := range codecs {
+			in.compressed = in.compressed || strings.HasPrefix(string(magic[:n]), c.magic)
+		}
 	}
 	return in, nil
 }

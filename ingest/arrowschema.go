@@ -139,3 +139,70 @@ func (v *schemaCheck) fields(t *flatbuffers.Table, i, depth int) {
 		v.fields(&f, 5, depth+1) // children
 	}
 }
+
+// arrowDurations returns, from a checked ARROW:schema value (see
+// checkArrowSchema), the unit in nanoseconds of each top-level field whose
+// Arrow type is a duration: pyarrow stores a pandas timedelta column as
+// a bare Parquet INT64 and says only there that it is a duration[ns].
+// Schema.fbs: Field{name 0, nullable 1, type_type 2, type 3, …}, the type
+// union's Duration is 18, Duration{unit 0} in TimeUnit (SECOND 0,
+// MILLISECOND 1 the default, MICROSECOND 2, NANOSECOND 3).
+func arrowDurations(value string) (durs map[string]int64, err error) {
+	b, err := base64.StdEncoding.DecodeString(value)
+	if err != nil || len(b) == 0 {
+		if b, err = base64.RawStdEncoding.DecodeString(value); err != nil {
+			return nil, errors.New("it is not base64")
+		}
+	}
+	if len(b) < 8 {
+		return nil, errors.New("it is too short for an Arrow schema message")
+	}
+	n, off := binary.LittleEndian.Uint32(b), 4
+	if n == 0xFFFFFFFF {
+		n, off = binary.LittleEndian.Uint32(b[4:]), 8
+	}
+	if int64(n) > int64(len(b)-off) || n < 4 {
+		return nil, fmt.Errorf("the message length %d is beyond its %d bytes", n, len(b)-off)
+	}
+	defer func() {
+		if x := recover(); x != nil { // an offset out of the bytes
+			durs, err = nil, fmt.Errorf("%v", x)
+		}
+	}()
+	v := schemaCheck{buf: b[off : off+int(n)]}
+	msg := flatbuffers.Table{Bytes: v.buf, Pos: flatbuffers.GetUOffsetT(v.buf)}
+	if msg.GetByteSlot(flatbuffers.VOffsetT(4+2*1), 0) != 1 { // header_type Schema
+		return nil, errors.New("the message is not a schema")
+	}
+	hdr, ok := v.table(&msg, 2)
+	if !ok {
+		return nil, errors.New("the message has no schema")
+	}
+	start, count := v.vector(&hdr, 1, 4)
+	if v.err != nil {
+		return nil, v.err
+	}
+	for j := range count {
+		f := flatbuffers.Table{Bytes: v.buf, Pos: hdr.Indirect(start + flatbuffers.UOffsetT(j)*4)}
+		if f.GetUint8Slot(flatbuffers.VOffsetT(4+2*2), 0) != 18 { // type_type Duration
+			continue
+		}
+		o := field(&f, 0)
+		if o == 0 {
+			continue
+		}
+		name := string(f.ByteVector(f.Pos + o))
+		unit := int16(1)
+		if t, ok := v.table(&f, 3); ok {
+			unit = t.GetInt16Slot(flatbuffers.VOffsetT(4), 1)
+		}
+		if unit < 0 || unit > 3 {
+			return nil, fmt.Errorf("the duration field %q has the unknown unit %d", name, unit)
+		}
+		if durs == nil {
+			durs = make(map[string]int64)
+		}
+		durs[name] = [...]int64{1e9, 1e6, 1e3, 1}[unit]
+	}
+	return durs, nil
+}

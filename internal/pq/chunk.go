@@ -130,6 +130,9 @@ func (c *Chunk) readData(h *pageHeader, body []byte) error {
 	if int64(n) > c.rowsLeft {
 		return fmt.Errorf("a page of %d rows where the row group has %d left", n, c.rowsLeft)
 	}
+	if int64(n) > c.f.maxAlloc/8 {
+		return fmt.Errorf("a page of %d rows, more than the file can hold", n)
+	}
 	c.rowsLeft -= int64(n)
 	p := &c.page
 	*p = Page{Rows: n, Values: p.Values}

@@ -3,7 +3,6 @@ package pq
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -22,10 +21,12 @@ var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
 })
 
 // decompress decompresses src, which the page header says is n bytes
-// decompressed, into dst (reused when large enough).
+// decompressed, into dst (reused when large enough). Memory for the n
+// bytes is taken only as the data fills it, or once the codec's own
+// length or ratio bound shows n possible: a damaged header can claim
+// up to 2 GB.
 func decompress(codec Codec, dst, src []byte, n int) ([]byte, error) {
-	dst = grow(dst, n)
-	var got int
+	var out []byte
 	var err error
 	switch codec {
 	case Uncompressed:
@@ -33,62 +34,66 @@ func decompress(codec Codec, dst, src []byte, n int) ([]byte, error) {
 	case Snappy:
 		var l int
 		if l, err = s2.DecodedLen(src); err == nil && l != n {
-			return nil, fmt.Errorf("a Snappy page of %d bytes for a page of %d", l, n)
+			return nil, fmt.Errorf("SNAPPY: a page of %d bytes decompressed, its header says %d", l, n)
 		}
 		if err == nil {
-			var out []byte
-			out, err = s2.Decode(dst, src)
-			got = len(out)
+			out, err = s2.Decode(grow(dst, n), src)
 		}
 	case Gzip:
 		var r *gzip.Reader
 		if r, err = gzip.NewReader(bytes.NewReader(src)); err == nil {
-			got, err = readFull(r, dst)
+			out, err = readUpTo(r, dst, n)
 		}
 	case Brotli:
-		got, err = readFull(brotli.NewReader(bytes.NewReader(src)), dst)
+		out, err = readUpTo(brotli.NewReader(bytes.NewReader(src)), dst, n)
 	case Zstd:
 		var d *zstd.Decoder
 		if d, err = zstdDecoder(); err == nil {
-			var out []byte
 			out, err = d.DecodeAll(src, dst[:0])
-			got = len(out)
-			if err == nil && len(out) > n {
-				err = errors.New("more bytes than the page header says")
-			}
-			dst = out
 		}
-	case LZ4Raw:
-		got, err = lz4.UncompressBlock(src, dst)
-	case LZ4:
-		got, err = lz4Hadoop(src, dst)
+	case LZ4Raw, LZ4:
+		// An LZ4 sequence of one byte expands to at most 255+… bytes.
+		if int64(n) > 256*int64(len(src))+64 {
+			return nil, fmt.Errorf("%s: %d bytes cannot decompress to %d", codec, len(src), n)
+		}
+		var got int
+		buf := grow(dst, n)
+		if codec == LZ4Raw {
+			got, err = lz4.UncompressBlock(src, buf)
+		} else {
+			got, err = lz4Hadoop(src, buf)
+		}
+		out = buf[:max(got, 0)]
 	default:
 		return nil, fmt.Errorf("%w: the %s codec", ErrUnsupported, codec)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", codec, err)
 	}
-	if got != n {
-		return nil, fmt.Errorf("%s: the page decompresses to %d bytes, its header says %d", codec, got, n)
+	if len(out) != n {
+		return nil, fmt.Errorf("%s: the page decompresses to %d bytes, its header says %d", codec, len(out), n)
 	}
-	return dst[:n], nil
+	return out, nil
 }
 
-// readFull reads all of r into dst: exactly len(dst) bytes, or fewer
-// and an error for more.
-func readFull(r io.Reader, dst []byte) (int, error) {
-	n, err := io.ReadFull(r, dst)
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		return n, nil
+// readUpTo reads r to its end into dst's memory, growing it as the data
+// comes, and stops past n bytes.
+func readUpTo(r io.Reader, dst []byte, n int) ([]byte, error) {
+	out := dst[:0]
+	for len(out) <= n {
+		if len(out) == cap(out) {
+			out = append(out, 0)[:len(out)]
+		}
+		k, err := r.Read(out[len(out):min(cap(out), n+1)])
+		out = out[:len(out)+k]
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	if err != nil {
-		return n, err
-	}
-	var one [1]byte
-	if k, _ := r.Read(one[:]); k > 0 {
-		return n, errors.New("more bytes than the page header says")
-	}
-	return n, nil
+	return out, nil
 }
 
 // lz4Hadoop decodes the deprecated LZ4 codec: as Apache Arrow does, the
@@ -111,7 +116,8 @@ func lz4Hadoop(src, dst []byte) (int, error) {
 		}
 	}
 	if bytes.HasPrefix(src, []byte{0x04, 0x22, 0x4d, 0x18}) {
-		return readFull(lz4.NewReader(bytes.NewReader(src)), dst)
+		out, err := readUpTo(lz4.NewReader(bytes.NewReader(src)), dst[:0:len(dst)], len(dst))
+		return len(out), err
 	}
 	return lz4.UncompressBlock(src, dst)
 }

@@ -376,15 +376,27 @@ func TestHybrid(t *testing.T) {
 	}
 }
 
-// FuzzOpen: any bytes give a file or an error, never a panic, and a file
-// reads to its end or to an error.
+// FuzzOpen: files written by arrow-go with bytes flipped (the input is
+// a seed's index and edits of 5 bytes each: a 4-byte offset modulo the
+// file's length and a byte XORed there, as ingest's FuzzParquetMutation)
+// open to a File or an error, never a panic, and read to their end or
+// to an error.
 func FuzzOpen(f *testing.F) {
 	cols := testColumns()[:4]
+	var seeds [][]byte
 	for _, c := range []compress.Compression{compress.Codecs.Snappy, compress.Codecs.Zstd, compress.Codecs.Uncompressed} {
-		f.Add(writeTable(f, cols, parquet.WithCompression(c)))
+		seeds = append(seeds, writeTable(f, cols, parquet.WithCompression(c)))
 	}
-	f.Add(writeTable(f, testColumns()[10:15], parquet.WithDataPageVersion(parquet.DataPageV2)))
-	f.Fuzz(func(t *testing.T, b []byte) {
+	seeds = append(seeds, writeTable(f, testColumns()[10:15], parquet.WithDataPageVersion(parquet.DataPageV2)))
+	for k := range seeds {
+		f.Add(uint8(k), []byte(nil))
+		f.Add(uint8(k), binary.LittleEndian.AppendUint32(nil, 300)[:4:4])
+	}
+	f.Fuzz(func(t *testing.T, seed uint8, edits []byte) {
+		b := bytes.Clone(seeds[int(seed)%len(seeds)])
+		for i := 0; i+5 <= len(edits) && i < 5*64; i += 5 {
+			b[binary.LittleEndian.Uint32(edits[i:])%uint32(len(b))] ^= edits[i+4]
+		}
 		pf, err := Open(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
 			return

@@ -14,6 +14,9 @@
 # (2 cores here; other jobs on the machine slow the build).
 set -eu
 cd "$(dirname "$0")/.."
+# The compiler writes to /dev/null: a run on a machine where something
+# replaced it with a plain file fails part-way.
+[ -c /dev/null ] || { echo "coldbuild: /dev/null is not the null device" >&2; exit 1; }
 REPO=$(pwd)
 [ $# -gt 0 ] || set -- HEAD
 TMP=$(mktemp -d)

@@ -9,12 +9,13 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
-// checkArrowSchema checks, before arrow-go decodes it, the ARROW:schema
+// checkArrowSchema checks, before arrowDurations reads it, the ARROW:schema
 // value of a Parquet file's metadata (the Arrow schema pyarrow and
-// arrow-go store there, base64 of an Arrow IPC schema message). arrow-go
-// trusts the lengths in it: a damaged vector length made it allocate
+// arrow-go store there, base64 of an Arrow IPC schema message). Readers
+// that trust the lengths in it fail badly: a damaged vector length made
+// arrow-go, which pollfit read Parquet through until issue 13, allocate
 // 29.5 GB (make([]arrow.Field, n) in ipc.schemaFromFB) and end the
-// process, which no recover catches, and a damaged offset could send its
+// process, which no recover catches, and a damaged offset could send a
 // recursion over the children of nested fields round a cycle.
 //
 // Every vector the decoder sizes a slice by (a schema's fields, features
@@ -24,7 +25,7 @@ import (
 // body length, found by FuzzParquetMutation), nesting is at most maxSchemaDepth deep, and the fields
 // visited are fewer than the value's bytes (each real field takes some).
 // A value that is not valid base64 or is too short to frame a message is
-// left to arrow-go, which returns an error for it.
+// left to arrowDurations, which returns an error for it.
 //
 // The layout read is the Arrow format's (format/Message.fbs,
 // format/Schema.fbs): Message{version, header_type, header, bodyLength,
@@ -33,7 +34,7 @@ import (
 // custom_metadata}, Union{mode, typeIds}.
 func checkArrowSchema(value string) (err error) {
 	var b []byte
-	if len(value)%4 == 0 { // as arrow-go's pqarrow.getOriginSchema decodes it
+	if len(value)%4 == 0 { // padded or not, as arrow-go's pqarrow.getOriginSchema decodes it
 		b, err = base64.StdEncoding.DecodeString(value)
 	}
 	if len(b) == 0 || err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/google/go-cmp/cmp"
+	"github.com/pierrec/lz4/v4"
 )
 
 // The reference writer is arrow-go's (Apache Arrow's Go implementation),
@@ -403,4 +404,43 @@ func FuzzOpen(f *testing.F) {
 		}
 		readAll(pf)
 	})
+}
+
+// TestBitPackedMSB decodes Encodings.md's BIT_PACKED example: 0 to 7 in
+// 3 bits, from the most significant bit, are 00000101 00111001 01110111.
+func TestBitPackedMSB(t *testing.T) {
+	got := make([]uint32, 8)
+	n, err := bitPackedMSB(got, []byte{0x05, 0x39, 0x77}, 3)
+	if want := []uint32{0, 1, 2, 3, 4, 5, 6, 7}; err != nil || n != 3 || !cmp.Equal(got, want) {
+		t.Errorf("bitPackedMSB = %v, %d, %v; want %v, 3", got, n, err, want)
+	}
+}
+
+// TestLZ4Hadoop decodes the deprecated LZ4 codec as Hadoop frames it
+// (each block after its big-endian decompressed and compressed sizes),
+// in two blocks, and as a bare block.
+func TestLZ4Hadoop(t *testing.T) {
+	parts := [][]byte{bytes.Repeat([]byte("settle "), 40), []byte("pending pending pending")}
+	var framed, whole []byte
+	for _, p := range parts {
+		blk := make([]byte, lz4.CompressBlockBound(len(p)))
+		k, err := lz4.CompressBlock(p, blk, nil)
+		if err != nil || k == 0 {
+			t.Fatalf("CompressBlock: %d, %v", k, err)
+		}
+		framed = binary.BigEndian.AppendUint32(framed, uint32(len(p)))
+		framed = binary.BigEndian.AppendUint32(framed, uint32(k))
+		framed = append(framed, blk[:k]...)
+		whole = append(whole, p...)
+	}
+	got, err := decompress(LZ4, nil, framed, len(whole))
+	if err != nil || !bytes.Equal(got, whole) {
+		t.Errorf("Hadoop-framed LZ4 = %q, %v", got, err)
+	}
+	blk := make([]byte, lz4.CompressBlockBound(len(whole)))
+	k, _ := lz4.CompressBlock(whole, blk, nil)
+	got, err = decompress(LZ4, nil, blk[:k], len(whole))
+	if err != nil || !bytes.Equal(got, whole) {
+		t.Errorf("bare LZ4 block = %q, %v", got, err)
+	}
 }

@@ -251,10 +251,8 @@ func readFileMeta(b []byte) (*fileMeta, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.off != len(b) {
-		// The footer's length frames the metadata exactly.
-		return nil, fmt.Errorf("%d bytes follow the metadata", len(b)-t.off)
-	}
+	// Bytes may follow the metadata: a signature, in files with a
+	// plaintext footer and encrypted columns.
 	return m, nil
 }
 

@@ -9,12 +9,13 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
-// checkArrowSchema checks, before arrow-go decodes it, the ARROW:schema
+// checkArrowSchema checks, before arrowDurations reads it, the ARROW:schema
 // value of a Parquet file's metadata (the Arrow schema pyarrow and
-// arrow-go store there, base64 of an Arrow IPC schema message). arrow-go
-// trusts the lengths in it: a damaged vector length made it allocate
+// arrow-go store there, base64 of an Arrow IPC schema message). Readers
+// that trust the lengths in it fail badly: a damaged vector length made
+// arrow-go, which pollfit read Parquet through until issue 13, allocate
 // 29.5 GB (make([]arrow.Field, n) in ipc.schemaFromFB) and end the
-// process, which no recover catches, and a damaged offset could send its
+// process, which no recover catches, and a damaged offset could send a
 // recursion over the children of nested fields round a cycle.
 //
 // Every vector the decoder sizes a slice by (a schema's fields, features
@@ -24,7 +25,7 @@ import (
 // body length, found by FuzzParquetMutation), nesting is at most maxSchemaDepth deep, and the fields
 // visited are fewer than the value's bytes (each real field takes some).
 // A value that is not valid base64 or is too short to frame a message is
-// left to arrow-go, which returns an error for it.
+// left to arrowDurations, which returns an error for it.
 //
 // The layout read is the Arrow format's (format/Message.fbs,
 // format/Schema.fbs): Message{version, header_type, header, bodyLength,
@@ -33,7 +34,7 @@ import (
 // custom_metadata}, Union{mode, typeIds}.
 func checkArrowSchema(value string) (err error) {
 	var b []byte
-	if len(value)%4 == 0 { // as arrow-go's pqarrow.getOriginSchema decodes it
+	if len(value)%4 == 0 { // padded or not, as arrow-go's pqarrow.getOriginSchema decodes it
 		b, err = base64.StdEncoding.DecodeString(value)
 	}
 	if len(b) == 0 || err != nil {
@@ -138,4 +139,71 @@ func (v *schemaCheck) fields(t *flatbuffers.Table, i, depth int) {
 		}
 		v.fields(&f, 5, depth+1) // children
 	}
+}
+
+// arrowDurations returns, from a checked ARROW:schema value (see
+// checkArrowSchema), the unit in nanoseconds of each top-level field whose
+// Arrow type is a duration: pyarrow stores a pandas timedelta column as
+// a bare Parquet INT64 and says only there that it is a duration[ns].
+// Schema.fbs: Field{name 0, nullable 1, type_type 2, type 3, …}, the type
+// union's Duration is 18, Duration{unit 0} in TimeUnit (SECOND 0,
+// MILLISECOND 1 the default, MICROSECOND 2, NANOSECOND 3).
+func arrowDurations(value string) (durs map[string]int64, err error) {
+	b, err := base64.StdEncoding.DecodeString(value)
+	if err != nil || len(b) == 0 {
+		if b, err = base64.RawStdEncoding.DecodeString(value); err != nil {
+			return nil, errors.New("it is not base64")
+		}
+	}
+	if len(b) < 8 {
+		return nil, errors.New("it is too short for an Arrow schema message")
+	}
+	n, off := binary.LittleEndian.Uint32(b), 4
+	if n == 0xFFFFFFFF {
+		n, off = binary.LittleEndian.Uint32(b[4:]), 8
+	}
+	if int64(n) > int64(len(b)-off) || n < 4 {
+		return nil, fmt.Errorf("the message length %d is beyond its %d bytes", n, len(b)-off)
+	}
+	defer func() {
+		if x := recover(); x != nil { // an offset out of the bytes
+			durs, err = nil, fmt.Errorf("%v", x)
+		}
+	}()
+	v := schemaCheck{buf: b[off : off+int(n)]}
+	msg := flatbuffers.Table{Bytes: v.buf, Pos: flatbuffers.GetUOffsetT(v.buf)}
+	if msg.GetByteSlot(flatbuffers.VOffsetT(4+2*1), 0) != 1 { // header_type Schema
+		return nil, errors.New("the message is not a schema")
+	}
+	hdr, ok := v.table(&msg, 2)
+	if !ok {
+		return nil, errors.New("the message has no schema")
+	}
+	start, count := v.vector(&hdr, 1, 4)
+	if v.err != nil {
+		return nil, v.err
+	}
+	for j := range count {
+		f := flatbuffers.Table{Bytes: v.buf, Pos: hdr.Indirect(start + flatbuffers.UOffsetT(j)*4)}
+		if f.GetUint8Slot(flatbuffers.VOffsetT(4+2*2), 0) != 18 { // type_type Duration
+			continue
+		}
+		o := field(&f, 0)
+		if o == 0 {
+			continue
+		}
+		name := string(f.ByteVector(f.Pos + o))
+		unit := int16(1)
+		if t, ok := v.table(&f, 3); ok {
+			unit = t.GetInt16Slot(flatbuffers.VOffsetT(4), 1)
+		}
+		if unit < 0 || unit > 3 {
+			return nil, fmt.Errorf("the duration field %q has the unknown unit %d", name, unit)
+		}
+		if durs == nil {
+			durs = make(map[string]int64)
+		}
+		durs[name] = [...]int64{1e9, 1e6, 1e3, 1}[unit]
+	}
+	return durs, nil
 }

@@ -151,28 +151,6 @@ func writeRecordParquet(t *testing.T, path string, rec arrow.RecordBatch, arrowS
 	}
 }
 
-// TestIssue18BoundedAllocator: an allocation beyond what a file can hold
-// panics (recovered by the readers as ErrCorrupt) instead of being made.
-func TestIssue18BoundedAllocator(t *testing.T) {
-	a := newBoundedAllocator(1 << 10)
-	if got := len(a.Allocate(1 << 20)); got != 1<<20 {
-		t.Errorf("Allocate(1 MB) gave %d bytes", got)
-	}
-	for _, size := range []int{minAllocBound + 1, 265 << 30, -1} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("Allocate(%d) on a 1 KB file did not refuse", size)
-				}
-			}()
-			a.Allocate(size)
-		}()
-	}
-	if b := newBoundedAllocator(1 << 30); b.limit != 16<<30 {
-		t.Errorf("bound of a 1 GB file = %d, want 16 GB", b.limit)
-	}
-}
-
 // TestIssue18MaxRows: more rows than ReadOptions.MaxRows, or than memory
 // holds, fail with ErrTooManyRows naming the file, before the memory is
 // asked for: Parquet by its footer's counts, CSV as it is read. A 3.9 MB

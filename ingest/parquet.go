@@ -1,34 +1,27 @@
 package ingest
 
 import (
-	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/pollfit/pollfit/internal/bulk"
+	"github.com/pollfit/pollfit/internal/pq"
 )
-
-// pqBatchRows is how many rows the Parquet reader decodes at a time.
-const pqBatchRows = 1 << 16
 
 // pqFile is the layout of one Parquet file: which leaf column holds each
 // role, and the partition values of the roles it has no column for.
 type pqFile struct {
 	in       input
-	leaf     [nRoles]int // -1 when the role is unused or a constant
+	leaf     [nRoles]int // the role's column in cols, -1 when unused or a constant
+	cols     []pq.Column
 	consts   [nRoles][]byte
 	rowGroup []int64 // rows per row group
 	// plain is set when the duration column alone is read and holds
@@ -36,25 +29,13 @@ type pqFile struct {
 	plain   bool
 	columns []string // the file's top-level column names
 	// durNs is the unit in nanoseconds of each role's Arrow duration
-	// column, 0 for other types (see readAsInt64).
+	// column, 0 for other types (see pqKind).
 	durNs [nRoles]int64
+	kind  [nRoles]pqKind
 	// rep, when not nil, counts rows that repeat an earlier one, by the
 	// columns in use: only when they include timestamps or bin bounds,
 	// as durations alone repeat by chance (ties).
 	rep *repeats
-}
-
-// readAsInt64 makes fr read Arrow duration columns as the INT64 values
-// they are stored as: arrow-go's pqarrow restores the duration type from
-// the ARROW:schema metadata (pandas timedeltas written by pyarrow) but
-// cannot read it ("no support for reading columns of type: duration").
-// The reader applies the unit itself (pqFile.durNs).
-func readAsInt64(fr *pqarrow.FileReader) {
-	for i := range fr.Manifest.Fields {
-		if f := fr.Manifest.Fields[i].Field; f.Type.ID() == arrow.DURATION {
-			f.Type = arrow.PrimitiveTypes.Int64
-		}
-	}
 }
 
 // pqUnit is one row group of one file: the unit of parallel work.
@@ -187,36 +168,18 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 
 // openParquetLayout reads a file's footer and finds the columns in use.
 func openParquetLayout(in input, p *plan) (f *pqFile, err error) {
-	rdr, err := openParquet(in.path, in.size)
+	rdr, err := openParquet(in.path)
 	if err != nil {
 		return nil, err
 	}
-	defer rdr.Close()
-	rg := -1 // the row group being looked at, for errors
-	defer func() {
-		if x := recover(); x != nil {
-			f, err = nil, &ParseError{File: in.path, RowGroup: rg, Err: fmt.Errorf("%w: %v", ErrCorrupt, x)}
-		}
-	}()
-	fr, err := pqarrow.NewFileReader(rdr.Reader, pqarrow.ArrowReadProperties{}, rdr.alloc)
-	if err != nil {
-		return nil, &ParseError{File: in.path, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+	defer rdr.close()
+	f = &pqFile{in: in, cols: rdr.Columns}
+	for rg := range rdr.NumRowGroups() {
+		f.rowGroup = append(f.rowGroup, rdr.RowGroup(rg).NumRows)
 	}
-	f = &pqFile{in: in}
-	// The footer's counts size the sample: check them before they are
-	// trusted. A row count below 0 made slicing panic.
-	for rg = range rdr.NumRowGroups() {
-		md := rdr.MetaData().RowGroup(rg)
-		n := md.NumRows()
-		if n < 0 {
-			return nil, &ParseError{File: in.path, RowGroup: rg, Err: fmt.Errorf("%w: the footer gives the row group %d rows", ErrCorrupt, n)}
-		}
-		f.rowGroup = append(f.rowGroup, n)
-	}
-	rg = -1
 	var names []string
-	for _, sf := range fr.Manifest.Fields {
-		names = append(names, sf.Field.Name)
+	for _, c := range rdr.Columns {
+		names = append(names, c.Name)
 	}
 	f.columns = names
 	for r := range nRoles {
@@ -236,17 +199,15 @@ func openParquetLayout(in input, p *plan) (f *pqFile, err error) {
 			}
 			return nil, &ParseError{File: in.path, RowGroup: -1, Column: name, Err: fmt.Errorf("%w; the file has %s", ErrMissingColumn, listColumns(names, in.part))}
 		}
-		sf := fr.Manifest.Fields[i]
-		if !sf.IsLeaf() {
-			return nil, &ParseError{File: in.path, RowGroup: -1, Column: name, Err: fmt.Errorf("%w: want %s, found %s", ErrWrongType, wantType(p, role(r)), sf.Field.Type)}
-		}
-		if err := checkType(p, role(r), sf.Field.Type); err != nil {
+		k := classify(&rdr.Columns[i], rdr.durNs[name])
+		if err := checkType(p, role(r), k); err != nil {
 			return nil, &ParseError{File: in.path, RowGroup: -1, Column: name, Err: err}
 		}
-		if d, ok := sf.Field.Type.(*arrow.DurationType); ok {
-			f.durNs[r] = int64(d.Unit.Multiplier())
+		f.kind[r] = k
+		if k.class == kDuration {
+			f.durNs[r] = k.unitNs
 		}
-		f.leaf[r] = sf.ColIndex
+		f.leaf[r] = i
 	}
 	f.plain = !p.opt.Binned && f.leaf[roleDur] >= 0
 	for r := range nRoles {
@@ -255,8 +216,8 @@ func openParquetLayout(in input, p *plan) (f *pqFile, err error) {
 		}
 	}
 	if f.plain {
-		switch fr.Manifest.Fields[slices.Index(names, p.names[roleDur])].Field.Type.ID() {
-		case arrow.FLOAT64, arrow.FLOAT32, arrow.INT64, arrow.INT32, arrow.DURATION:
+		switch f.kind[roleDur].class {
+		case kFloat, kInt, kDuration:
 		default:
 			f.plain = false
 		}
@@ -264,78 +225,176 @@ func openParquetLayout(in input, p *plan) (f *pqFile, err error) {
 	return f, nil
 }
 
-// pqOpen is an open Parquet file with the allocator of its reads.
+// pqOpen is an open Parquet file, its footer read.
 type pqOpen struct {
-	*file.Reader
-	alloc *boundedAllocator
+	*pq.File
+	os    *os.File
+	durNs map[string]int64 // the Arrow duration columns (arrowDurations)
 }
 
-func openParquet(path string, size int64) (rdr pqOpen, err error) {
+func (o *pqOpen) close() {
+	if o.os != nil {
+		o.os.Close()
+	}
+}
+
+// openParquet opens a Parquet file and reads its footer (internal/pq).
+func openParquet(path string) (rdr pqOpen, err error) {
+	fail := func(err error) (pqOpen, error) {
+		if rdr.os != nil {
+			rdr.os.Close()
+		}
+		if !errors.Is(err, ErrCorrupt) {
+			err = fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		rg := -1
+		if e := (*pq.RowGroupError)(nil); errors.As(err, &e) {
+			rg = e.RowGroup
+		}
+		return pqOpen{}, &ParseError{File: path, RowGroup: rg, Err: err}
+	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = &ParseError{File: path, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, r)}
+			rdr, err = fail(fmt.Errorf("%v", r))
 		}
 	}()
-	// Stream column chunks through a 1 MB buffer instead of reading each
-	// whole into a fresh one: less memory, and fresh memory is slow here
-	// (bulk.Make).
-	alloc := newBoundedAllocator(size)
-	props := parquet.NewReaderProperties(alloc)
-	props.BufferedStreamEnabled = true
-	props.BufferSize = 1 << 20
-	r, err := file.OpenParquetFile(path, false, file.WithReadProps(props))
-	if err != nil {
-		return pqOpen{}, &ParseError{File: path, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+	if rdr.os, err = os.Open(path); err != nil {
+		return pqOpen{}, err
 	}
-	if v := r.MetaData().KeyValueMetadata().FindValue("ARROW:schema"); v != nil {
-		if err := checkArrowSchema(*v); err != nil {
-			r.Close()
-			return pqOpen{}, &ParseError{File: path, RowGroup: -1, Err: fmt.Errorf("%w: the ARROW:schema metadata is damaged: %v", ErrCorrupt, err)}
+	// The file's own size, not the size it had when listed.
+	st, err := rdr.os.Stat()
+	if err != nil {
+		return fail(err)
+	}
+	size := st.Size()
+	if rdr.File, err = pq.Open(rdr.os, size); err != nil {
+		return fail(err)
+	}
+	if v, ok := rdr.Metadata("ARROW:schema"); ok {
+		err := checkArrowSchema(v)
+		if err == nil {
+			rdr.durNs, err = arrowDurations(v)
+		}
+		if err != nil {
+			return fail(fmt.Errorf("%w: the ARROW:schema metadata is damaged: %v", ErrCorrupt, err))
 		}
 	}
-	return pqOpen{r, alloc}, nil
+	return rdr, nil
 }
 
-// boundedAllocator is the Arrow allocator of one Parquet file's reads. It
-// refuses, by a panic that the readers recover as ErrCorrupt, any one
-// allocation beyond what the file can hold: a damaged length in a 1 KB
-// file (a page size, a count in the ARROW:schema metadata) asked for
-// 265 GB and ended the process. The bound is generous for real files:
-// the readers decode pqBatchRows rows at a time and stream pages through
-// 1 MB, and page decompression rarely expands more than 16 times.
-type boundedAllocator struct {
-	memory.Allocator
-	limit int
+// pqClass is how the reader takes a column's values.
+type pqClass uint8
+
+const (
+	kOther     pqClass = iota // a type no role takes (decimal, time, …)
+	kInt                      // a signed integer, or unsigned of up to 32 bits
+	kUint64                   // an unsigned 64-bit integer: taken as a float
+	kFloat                    // FLOAT or DOUBLE
+	kText                     // BYTE_ARRAY, annotated as text or not
+	kBool                     // BOOLEAN
+	kDuration                 // an Arrow duration stored as INT64 (unitNs)
+	kTimestamp                // TIMESTAMP in units of unitNs, or INT96
+	kDate                     // DATE: days
+)
+
+// pqKind is a column's class, with what decoding it needs, and its type
+// as Arrow names it, for errors (the names of arrow-go's pqarrow, which
+// earlier versions read Parquet through).
+type pqKind struct {
+	class    pqClass
+	unitNs   int64
+	unsigned bool // an INT32 that holds a uint32
+	int96    bool
+	name     string
 }
 
-// minAllocBound is the bound of boundedAllocator for small files.
-const minAllocBound = 256 << 20
-
-func newBoundedAllocator(fileSize int64) *boundedAllocator {
-	limit := int64(minAllocBound)
-	if fileSize > 0 && fileSize < math.MaxInt64/16 {
-		limit = max(limit, 16*fileSize)
+// classify describes column c; durNs is its Arrow duration unit, 0 when
+// the ARROW:schema metadata does not say it is one.
+func classify(c *pq.Column, durNs int64) pqKind {
+	if c.Nested {
+		return pqKind{name: "a nested type (a group or repeated field)"}
 	}
-	return &boundedAllocator{memory.DefaultAllocator, int(min(limit, math.MaxInt))}
-}
-
-func (a *boundedAllocator) check(size int) {
-	if size < 0 || size > a.limit {
-		panic(fmt.Sprintf("a length in the file asks for %d bytes, more than the file can hold", size))
+	l := c.Logical
+	switch c.Type {
+	case pq.Boolean:
+		return pqKind{class: kBool, name: "bool"}
+	case pq.Int32, pq.Int64:
+		bits := 32
+		if c.Type == pq.Int64 {
+			bits = 64
+		}
+		if durNs > 0 && c.Type == pq.Int64 && (l.Kind == pq.None || l.Kind == pq.Integer && l.Signed) {
+			return pqKind{class: kDuration, unitNs: durNs, name: fmt.Sprintf("duration[%s]", arrowUnit(durNs))}
+		}
+		switch l.Kind {
+		case pq.None:
+			return pqKind{class: kInt, name: fmt.Sprintf("int%d", bits)}
+		case pq.Integer:
+			if !l.Signed {
+				if l.BitWidth == 64 {
+					return pqKind{class: kUint64, name: "uint64"}
+				}
+				return pqKind{class: kInt, unsigned: true, name: fmt.Sprintf("uint%d", l.BitWidth)}
+			}
+			return pqKind{class: kInt, name: fmt.Sprintf("int%d", l.BitWidth)}
+		case pq.Date:
+			return pqKind{class: kDate, unitNs: 86400e9, name: "date32"}
+		case pq.Timestamp:
+			tz := ""
+			if l.UTC {
+				tz = ", tz=UTC"
+			}
+			return pqKind{class: kTimestamp, unitNs: l.Unit.Nanos(), name: fmt.Sprintf("timestamp[%s%s]", arrowUnit(l.Unit.Nanos()), tz)}
+		case pq.Decimal:
+			return pqKind{name: fmt.Sprintf("decimal(%d, %d)", l.Precision, l.Scale)}
+		case pq.Time:
+			return pqKind{name: fmt.Sprintf("time%d[%s]", bits, arrowUnit(l.Unit.Nanos()))}
+		case pq.Unknown:
+			return pqKind{name: "null"}
+		}
+	case pq.Int96:
+		return pqKind{class: kTimestamp, unitNs: 1, int96: true, name: "timestamp[ns]"}
+	case pq.Float:
+		return pqKind{class: kFloat, name: "float32"}
+	case pq.Double:
+		return pqKind{class: kFloat, name: "float64"}
+	case pq.ByteArray:
+		switch l.Kind {
+		case pq.None, pq.BSON:
+			return pqKind{class: kText, name: "binary"}
+		case pq.String, pq.Enum, pq.JSON:
+			return pqKind{class: kText, name: "utf8"}
+		case pq.Decimal:
+			return pqKind{name: fmt.Sprintf("decimal(%d, %d)", l.Precision, l.Scale)}
+		}
+	case pq.FixedLenByteArray:
+		switch l.Kind {
+		case pq.Decimal:
+			return pqKind{name: fmt.Sprintf("decimal(%d, %d)", l.Precision, l.Scale)}
+		case pq.Float16:
+			return pqKind{name: "float16"}
+		case pq.UUID:
+			return pqKind{name: "uuid"}
+		}
+		return pqKind{name: fmt.Sprintf("fixed_size_binary[%d]", c.TypeLength)}
 	}
+	return pqKind{name: fmt.Sprintf("%s annotated %d", c.Type, l.Kind)}
 }
 
-func (a *boundedAllocator) Allocate(size int) []byte {
-	a.check(size)
-	return a.Allocator.Allocate(size)
+// arrowUnit is Arrow's name of a time unit of ns nanoseconds.
+func arrowUnit(ns int64) string {
+	switch ns {
+	case 1e9:
+		return "s"
+	case 1e6:
+		return "ms"
+	case 1e3:
+		return "us"
+	}
+	return "ns"
 }
 
-func (a *boundedAllocator) Reallocate(size int, b []byte) []byte {
-	a.check(size)
-	return a.Allocator.Reallocate(size, b)
-}
-
-// wantType describes the Arrow types a role accepts, for errors.
+// wantType describes the types a role accepts, for errors.
 func wantType(p *plan, r role) string {
 	switch r {
 	case roleStart, roleEnd:
@@ -351,26 +410,22 @@ func wantType(p *plan, r role) string {
 	return "a number, duration or string"
 }
 
-func checkType(p *plan, r role, t arrow.DataType) error {
-	if d, ok := t.(*arrow.DictionaryType); ok {
-		t = d.ValueType
-	}
-	id := t.ID()
-	isNum := arrow.IsInteger(id) || arrow.IsFloating(id) && id != arrow.FLOAT16
-	isText := id == arrow.STRING || id == arrow.LARGE_STRING || id == arrow.BINARY || id == arrow.LARGE_BINARY || id == arrow.STRING_VIEW || id == arrow.BINARY_VIEW
+func checkType(p *plan, r role, k pqKind) error {
+	c := k.class
+	isNum := c == kInt || c == kUint64 || c == kFloat
 	ok := false
 	switch r {
 	case roleStart, roleEnd:
-		ok = id == arrow.TIMESTAMP || id == arrow.DATE32 || id == arrow.DATE64 || isText || (isNum && p.epochNs > 0)
+		ok = c == kTimestamp || c == kDate || c == kText || (isNum && p.epochNs > 0)
 	case roleStatus, roleSegment, roleID:
-		ok = isText || arrow.IsInteger(id) || id == arrow.BOOL
+		ok = c == kText || c == kInt || c == kUint64 || c == kBool
 	case roleCount, roleCensCount:
-		ok = isNum || isText
+		ok = isNum || c == kText
 	default:
-		ok = isNum || isText || id == arrow.DURATION
+		ok = isNum || c == kText || c == kDuration
 	}
 	if !ok {
-		return fmt.Errorf("%w: want %s, found %s", ErrWrongType, wantType(p, r), t)
+		return fmt.Errorf("%w: want %s, found %s", ErrWrongType, wantType(p, r), k.name)
 	}
 	return nil
 }
@@ -378,13 +433,11 @@ func checkType(p *plan, r role, t arrow.DataType) error {
 // pqReader reads row groups, keeping the last file open.
 type pqReader struct {
 	path  string
-	durNs [nRoles]int64 // the open file's pqFile.durNs
-	rdr   *file.Reader
-	fr    *pqarrow.FileReader
+	rdr   pqOpen
+	cur   [nRoles]pqCursor
 	cells [nRoles]cell
-	get   [nRoles]func(i int, c *cell)
-	texts [nRoles][]byte
 	key   []byte // a row's cells in use, for the repeat count
+	plain pq.Chunk
 }
 
 // appendCells appends the cells of the roles in use to key, each as its
@@ -407,10 +460,8 @@ func appendCells(key []byte, c *[nRoles]cell, active []role) []byte {
 }
 
 func (r *pqReader) close() {
-	if r.rdr != nil {
-		r.rdr.Close()
-		r.rdr = nil
-	}
+	r.rdr.close()
+	r.rdr, r.path = pqOpen{}, ""
 }
 
 // open makes f the open file, unless it is already.
@@ -419,24 +470,11 @@ func (r *pqReader) open(f *pqFile) error {
 		return nil
 	}
 	r.close()
-	open, err := openParquet(f.in.path, f.in.size)
+	open, err := openParquet(f.in.path)
 	if err != nil {
 		return err
 	}
-	rdr := open.Reader
-	props := pqarrow.ArrowReadProperties{BatchSize: pqBatchRows}
-	for _, ro := range []role{roleStatus, roleSegment} {
-		if f.leaf[ro] >= 0 {
-			props.SetReadDict(f.leaf[ro], true)
-		}
-	}
-	fr, err := pqarrow.NewFileReader(rdr, props, open.alloc)
-	if err != nil {
-		rdr.Close()
-		return &ParseError{File: f.in.path, RowGroup: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
-	}
-	readAsInt64(fr)
-	r.path, r.rdr, r.fr, r.durNs = f.in.path, rdr, fr, f.durNs
+	r.path, r.rdr = f.in.path, open
 	return nil
 }
 
@@ -453,12 +491,17 @@ func (r *pqReader) readRowGroup(f *pqFile, rg int, p *plan, b *batch) error {
 	return r.read(f, rg, p, b)
 }
 
+// corrupt is the error of a damaged column chunk.
+func corrupt(f *pqFile, rg, row int, col string, err error) error {
+	return &ParseError{File: f.in.path, RowGroup: rg, Row: row, Column: col, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+}
+
 // readPlain decodes row group rg of a plain numeric duration column (see
-// pqFile.plain) straight into b.times with the Parquet column reader: no
-// Arrow arrays, no per-row path, which makes Parquet reads about twice as
-// fast (docs/performance.md). It returns false, with b.times partly
-// written, when the row group needs the general path: a null, or a value
-// that is not a finite number ≥ 0 — read names its row, or drops it.
+// pqFile.plain) straight into b.times, page by page: no cells, no
+// per-row path, which makes Parquet reads about twice as fast
+// (docs/performance.md). It returns false, with b.times partly written,
+// when the row group needs the general path: a null, or a value that is
+// not a finite number ≥ 0 — read names its row, or drops it.
 func (r *pqReader) readPlain(f *pqFile, rg int, p *plan, b *batch) (ok bool, err error) {
 	defer func() {
 		if x := recover(); x != nil {
@@ -473,48 +516,52 @@ func (r *pqReader) readPlain(f *pqFile, rg int, p *plan, b *batch) (ok bool, err
 		b.times = bulk.Make[float64](0, n)
 	}
 	dst := b.times[:n]
-	col, err := r.rdr.RowGroup(rg).Column(f.leaf[roleDur])
-	if err != nil {
-		return false, &ParseError{File: f.in.path, RowGroup: rg, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+	name := p.names[roleDur]
+	ch := &r.plain
+	if err := ch.Reset(r.rdr.File, rg, &f.cols[f.leaf[roleDur]]); err != nil {
+		return false, corrupt(f, rg, 0, name, err)
 	}
-	var defs []int16
-	if col.Descriptor().MaxDefinitionLevel() > 0 {
-		defs = make([]int16, pqBatchRows)
+	k := f.kind[roleDur]
+	// An Arrow duration in units of ns nanoseconds is made seconds as the
+	// general path makes it (float64(v·ns)/10⁹); one whose nanoseconds
+	// overflow is NaN, which sends the row group to the general path to
+	// be named.
+	ns := f.durNs[roleDur]
+	lim := int64(math.MaxInt64)
+	if ns > 0 {
+		lim /= ns
 	}
-	// read decodes up to len(into) rows; a null makes values < rows.
-	var read func(into []float64) (rows int64, values int, err error)
-	switch cr := col.(type) {
-	case *file.Float64ColumnChunkReader:
-		read = func(into []float64) (int64, int, error) { return cr.ReadBatch(int64(len(into)), into, defs, nil) }
-	case *file.Float32ColumnChunkReader:
-		read = widening(cr.ReadBatch, defs, 0)
-	case *file.Int64ColumnChunkReader:
-		read = widening(cr.ReadBatch, defs, f.durNs[roleDur])
-	case *file.Int32ColumnChunkReader:
-		read = widening(cr.ReadBatch, defs, 0)
-	default:
-		return false, nil
+	conv := func(x int64) float64 {
+		if ns > 0 {
+			if x > lim || x < -lim {
+				return math.NaN()
+			}
+			return float64(x*ns) / 1e9
+		}
+		return float64(x)
 	}
 	for got := 0; got < n; {
-		rows, vals, err := read(dst[got : got+min(n-got, pqBatchRows)])
-		if err == nil && rows == 0 {
-			// The page decoder keeps its error to itself.
-			if err = col.Err(); err == nil {
-				err = fmt.Errorf("the column chunk ends after %d of its %d rows", got, n)
-			}
-		}
+		page, err := ch.Next()
 		if err != nil {
-			return false, &ParseError{File: f.in.path, RowGroup: rg, Row: got + 1, Column: p.names[roleDur], Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+			return false, corrupt(f, rg, got+1, name, err)
 		}
-		if vals != int(rows) {
+		if page.Defs != nil || got+page.Rows > n {
 			return false, nil
 		}
-		got += vals
+		out := dst[got : got+page.Rows]
+		v := &page.Values
+		if page.Index != nil {
+			v = page.Dict
+		}
+		if !plainValues(out, v, page.Index, k.unsigned, conv) {
+			return false, nil
+		}
+		got += page.Rows
 	}
 	// The general path's checks (checkFinite, the sign), over the whole
 	// row group.
 	sc := p.scale
-	if f.durNs[roleDur] > 0 {
+	if ns > 0 {
 		sc = newScale(1) // an Arrow duration, in seconds already
 	}
 	// Two loops, so that neither tests the unit per value.
@@ -540,32 +587,43 @@ func (r *pqReader) readPlain(f *pqFile, rg int, p *plan, b *batch) (ok bool, err
 	return true, nil
 }
 
-// widening returns a readPlain reader for a column of E values: decoded
-// by readBatch into a buffer, then widened to float64. With ns > 0 the
-// values are an Arrow duration in units of ns nanoseconds, made seconds
-// as the general path makes them (float64(v·ns)/10⁹); one whose
-// nanoseconds overflow is NaN, which sends the row group to the general
-// path to be named.
-func widening[E int32 | int64 | float32](readBatch func(int64, []E, []int16, []int16) (int64, int, error), defs []int16, ns int64) func([]float64) (int64, int, error) {
-	buf := make([]E, pqBatchRows)
-	lim := int64(math.MaxInt64)
-	if ns > 0 {
-		lim /= ns
+// plainValues writes a page's values (with index, dictionary indices into
+// v) to out as float64, integers by conv; false for a type readPlain does
+// not take.
+func plainValues(out []float64, v *pq.Values, index []uint32, unsigned bool, conv func(int64) float64) bool {
+	at := func(i int) int { return i }
+	if index != nil {
+		at = func(i int) int { return int(index[i]) }
 	}
-	return func(into []float64) (int64, int, error) {
-		rows, vals, err := readBatch(int64(len(into)), buf, defs, nil)
-		for i, v := range buf[:vals] {
-			into[i] = float64(v)
-			if ns > 0 {
-				if x := int64(v); x > lim || x < -lim {
-					into[i] = math.NaN()
-				} else {
-					into[i] = float64(x*ns) / 1e9
-				}
-			}
+	switch v.Type {
+	case pq.Double:
+		if index == nil {
+			copy(out, v.Double)
+			return true
 		}
-		return rows, vals, err
+		for i, k := range index {
+			out[i] = v.Double[k]
+		}
+	case pq.Float:
+		for i := range out {
+			out[i] = float64(v.Float[at(i)])
+		}
+	case pq.Int64:
+		for i := range out {
+			out[i] = conv(v.Int64[at(i)])
+		}
+	case pq.Int32:
+		for i := range out {
+			x := int64(v.Int32[at(i)])
+			if unsigned {
+				x = int64(uint32(x))
+			}
+			out[i] = float64(x)
+		}
+	default:
+		return false
 	}
+	return true
 }
 
 // read decodes row group rg of f into b. Errors about the data go to
@@ -579,23 +637,20 @@ func (r *pqReader) read(f *pqFile, rg int, p *plan, b *batch) (err error) {
 	if err := r.open(f); err != nil {
 		return err
 	}
-	var leaves []int
-	for _, l := range f.leaf {
-		if l >= 0 && !slices.Contains(leaves, l) {
-			leaves = append(leaves, l)
-		}
-	}
-	slices.Sort(leaves)
-	rr, err := r.fr.GetRecordReader(context.Background(), leaves, []int{rg})
-	if err != nil {
-		return &ParseError{File: f.in.path, RowGroup: rg, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
-	}
-	defer rr.Release()
+	var active []role
 	for ro := range nRoles {
 		r.cells[ro] = cell{}
 		if c := f.consts[ro]; c != nil {
 			r.cells[ro] = cell{kind: cellText, b: c}
 		}
+		if f.leaf[ro] < 0 {
+			continue
+		}
+		text := role(ro) == roleStatus || role(ro) == roleSegment || role(ro) == roleID
+		if err := r.cur[ro].reset(r.rdr.File, rg, &f.cols[f.leaf[ro]], f.kind[ro], text); err != nil {
+			return corrupt(f, rg, 0, p.names[ro], err)
+		}
+		active = append(active, role(ro))
 	}
 	// Size the batch once: growing a row group's worth by append costs
 	// more than decoding it.
@@ -609,165 +664,151 @@ func (r *pqReader) read(f *pqFile, rg int, p *plan, b *batch) (err error) {
 	if p.names[roleSegment] != "" {
 		b.seg = make([]int32, 0, n)
 	}
-	base := 0
-	for rr.Next() {
-		rec := rr.RecordBatch()
-		var active []role
-		for ro := range nRoles {
-			r.get[ro] = nil
-			if f.leaf[ro] < 0 {
-				continue
-			}
-			name := p.names[ro]
-			idx := rec.Schema().FieldIndices(name)
-			if len(idx) == 0 {
-				return &ParseError{File: f.in.path, RowGroup: rg, Column: name, Err: ErrMissingColumn}
-			}
-			r.get[ro] = r.getter(role(ro), rec.Column(idx[0]))
-			active = append(active, role(ro))
-		}
-		n := int(rec.NumRows())
-		if f.rep != nil && !b.sampling {
-			b.lim, b.sampling = limit(f.rep.level.Load()), true
-		}
-		for i := range n {
-			for _, ro := range active {
-				r.get[ro](i, &r.cells[ro])
-			}
-			if f.rep != nil {
-				r.key = appendCells(r.key[:0], &r.cells, active)
-				if sel := rowSelector(r.key); sel <= b.lim {
-					b.sample(r.key, sel)
-				}
-			}
-			b.at = base + i + 1
-			if ro, err := p.row(b, &r.cells); err != nil {
-				b.err = &ParseError{Row: base + i + 1, Column: p.names[ro], Err: err}
-				return nil
-			}
-		}
-		base += n
+	if f.rep != nil && !b.sampling {
+		b.lim, b.sampling = limit(f.rep.level.Load()), true
 	}
-	if err := rr.Err(); err != nil {
-		return &ParseError{File: f.in.path, RowGroup: rg, Row: base + 1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+	for i := range n {
+		for _, ro := range active {
+			if err := r.cur[ro].load(&r.cells[ro]); err != nil {
+				return corrupt(f, rg, i+1, p.names[ro], err)
+			}
+		}
+		if f.rep != nil {
+			r.key = appendCells(r.key[:0], &r.cells, active)
+			if sel := rowSelector(r.key); sel <= b.lim {
+				b.sample(r.key, sel)
+			}
+		}
+		b.at = i + 1
+		if ro, err := p.row(b, &r.cells); err != nil {
+			b.err = &ParseError{Row: i + 1, Column: p.names[ro], Err: err}
+			return nil
+		}
 	}
 	return nil
 }
 
-// getter returns a function that loads row i of a into a cell. Text roles
-// (status, segment) get text whatever the column type.
-func (r *pqReader) getter(ro role, a arrow.Array) func(i int, c *cell) {
-	text := ro == roleStatus || ro == roleSegment || ro == roleID
-	nulls := a.NullN() > 0
-	wrap := func(f func(i int, c *cell)) func(i int, c *cell) {
-		if !nulls {
-			return f
+// pqCursor walks one column chunk row by row, loading each row's value
+// into a cell.
+type pqCursor struct {
+	ch    pq.Chunk
+	kind  pqKind
+	text  bool // a text role: integers and booleans as text
+	page  *pq.Page
+	row   int // the next row in page
+	val   int // the next value in page
+	dict  *pq.Values
+	cells []cell // the dictionary's values as cells
+	buf   []byte // text of the last value, for integers in text roles
+}
+
+func (c *pqCursor) reset(f *pq.File, rg int, col *pq.Column, k pqKind, text bool) error {
+	c.kind, c.text, c.page, c.dict = k, text, nil, nil
+	return c.ch.Reset(f, rg, col)
+}
+
+// load loads the next row's value into x.
+func (c *pqCursor) load(x *cell) error {
+	for c.page == nil || c.row >= c.page.Rows {
+		p, err := c.ch.Next()
+		if err != nil {
+			return err
 		}
-		return func(i int, c *cell) {
-			if a.IsNull(i) {
-				*c = cell{}
-				return
-			}
-			f(i, c)
-		}
-	}
-	num := func(v func(i int) float64) func(i int, c *cell) {
-		return wrap(func(i int, c *cell) { *c = cell{kind: cellNum, f: v(i)} })
-	}
-	integer := func(v func(i int) int64) func(i int, c *cell) {
-		if text {
-			return wrap(func(i int, c *cell) {
-				r.texts[ro] = strconv.AppendInt(r.texts[ro][:0], v(i), 10)
-				*c = cell{kind: cellText, b: r.texts[ro]}
-			})
-		}
-		// Integers stay exact: epoch nanoseconds overflow a float64's
-		// 53 bits.
-		return wrap(func(i int, c *cell) { *c = cell{kind: cellInt, ns: v(i)} })
-	}
-	// nanos loads values in units of unitNs nanoseconds (durations,
-	// timestamps, dates), overflow checked (nanosCell).
-	nanos := func(unitNs int64, v func(i int) int64) func(i int, c *cell) {
-		lim := math.MaxInt64 / unitNs
-		return wrap(func(i int, c *cell) { *c = nanosCell(v(i), unitNs, lim) })
-	}
-	str := func(v func(i int) string) func(i int, c *cell) {
-		return wrap(func(i int, c *cell) {
-			s := v(i)
-			*c = cell{kind: cellText, b: unsafe.Slice(unsafe.StringData(s), len(s))}
-		})
-	}
-	switch a := a.(type) {
-	case *array.Float64:
-		v := a.Float64Values()
-		return num(func(i int) float64 { return v[i] })
-	case *array.Float32:
-		v := a.Float32Values()
-		return num(func(i int) float64 { return float64(v[i]) })
-	case *array.Int64:
-		v := a.Int64Values()
-		if mult := r.durNs[ro]; mult > 0 { // an Arrow duration (readAsInt64)
-			return nanos(mult, func(i int) int64 { return v[i] })
-		}
-		return integer(func(i int) int64 { return v[i] })
-	case *array.Int32:
-		v := a.Int32Values()
-		return integer(func(i int) int64 { return int64(v[i]) })
-	case *array.Int16:
-		v := a.Int16Values()
-		return integer(func(i int) int64 { return int64(v[i]) })
-	case *array.Int8:
-		v := a.Int8Values()
-		return integer(func(i int) int64 { return int64(v[i]) })
-	case *array.Uint64:
-		v := a.Uint64Values()
-		return num(func(i int) float64 { return float64(v[i]) })
-	case *array.Uint32:
-		v := a.Uint32Values()
-		return integer(func(i int) int64 { return int64(v[i]) })
-	case *array.Uint16:
-		v := a.Uint16Values()
-		return integer(func(i int) int64 { return int64(v[i]) })
-	case *array.Uint8:
-		v := a.Uint8Values()
-		return integer(func(i int) int64 { return int64(v[i]) })
-	case *array.Duration:
-		v := a.DurationValues()
-		return nanos(int64(a.DataType().(*arrow.DurationType).Unit.Multiplier()), func(i int) int64 { return int64(v[i]) })
-	case *array.Timestamp:
-		v := a.TimestampValues()
-		return nanos(int64(a.DataType().(*arrow.TimestampType).Unit.Multiplier()), func(i int) int64 { return int64(v[i]) })
-	case *array.Date32:
-		v := a.Date32Values()
-		return nanos(86400e9, func(i int) int64 { return int64(v[i]) })
-	case *array.Date64:
-		v := a.Date64Values()
-		return nanos(1e6, func(i int) int64 { return int64(v[i]) })
-	case *array.String:
-		return str(a.Value)
-	case *array.LargeString:
-		return str(a.Value)
-	case *array.StringView:
-		return str(a.Value)
-	case *array.Binary:
-		return wrap(func(i int, c *cell) { *c = cell{kind: cellText, b: a.Value(i)} })
-	case *array.LargeBinary:
-		return wrap(func(i int, c *cell) { *c = cell{kind: cellText, b: a.Value(i)} })
-	case *array.Boolean:
-		return wrap(func(i int, c *cell) {
-			*c = cell{kind: cellText, b: []byte(strconv.FormatBool(a.Value(i)))}
-		})
-	case *array.Dictionary:
-		dict := r.getter(ro, a.Dictionary())
-		// Resolve each dictionary entry once per batch.
-		vals := make([]cell, a.Dictionary().Len())
-		for k := range vals {
-			dict(k, &vals[k])
-			if vals[k].kind == cellText {
-				vals[k].b = slices.Clone(vals[k].b)
+		c.page, c.row, c.val = p, 0, 0
+		if p.Index != nil && p.Dict != c.dict {
+			// Each dictionary entry is made a cell once per chunk.
+			c.dict = p.Dict
+			c.cells = slices.Grow(c.cells[:0], p.Dict.Len())[:p.Dict.Len()]
+			for k := range c.cells {
+				if err := c.cell(&c.cells[k], p.Dict, k); err != nil {
+					return err
+				}
+				if c.cells[k].kind == cellText && c.kind.class != kText {
+					c.cells[k].b = slices.Clone(c.cells[k].b)
+				}
 			}
 		}
-		return wrap(func(i int, c *cell) { *c = vals[a.GetValueIndex(i)] })
 	}
-	return func(i int, c *cell) { *c = cell{} } // excluded by checkType
+	p := c.page
+	i := c.row
+	c.row++
+	if p.Defs != nil && p.Defs[i] == 0 {
+		*x = cell{}
+		return nil
+	}
+	k := c.val
+	c.val++
+	if p.Index != nil {
+		*x = c.cells[p.Index[k]]
+		return nil
+	}
+	return c.cell(x, &p.Values, k)
+}
+
+// cell makes value k of v a cell. Text roles get text whatever the
+// column type; integers stay exact (epoch nanoseconds overflow a
+// float64's 53 bits).
+func (c *pqCursor) cell(x *cell, v *pq.Values, k int) error {
+	kd := &c.kind
+	integer := func(i int64) {
+		if c.text {
+			c.buf = strconv.AppendInt(c.buf[:0], i, 10)
+			*x = cell{kind: cellText, b: c.buf}
+			return
+		}
+		*x = cell{kind: cellInt, ns: i}
+	}
+	switch v.Type {
+	case pq.Boolean:
+		*x = cell{kind: cellText, b: []byte(strconv.FormatBool(v.Bool[k]))}
+	case pq.Int32:
+		i := int64(v.Int32[k])
+		if kd.unsigned {
+			i = int64(uint32(i))
+		}
+		switch kd.class {
+		case kDate, kTimestamp:
+			*x = nanosCell(i, kd.unitNs, math.MaxInt64/kd.unitNs)
+		default:
+			integer(i)
+		}
+	case pq.Int64:
+		i := v.Int64[k]
+		switch kd.class {
+		case kUint64:
+			if c.text {
+				c.buf = strconv.AppendUint(c.buf[:0], uint64(i), 10)
+				*x = cell{kind: cellText, b: c.buf}
+				return nil
+			}
+			*x = cell{kind: cellNum, f: float64(uint64(i))}
+		case kDuration, kTimestamp, kDate:
+			*x = nanosCell(i, kd.unitNs, math.MaxInt64/kd.unitNs)
+		default:
+			integer(i)
+		}
+	case pq.Int96:
+		// Nanoseconds of the day, then the Julian day (Apache Impala's
+		// timestamp; Julian day 2440588 is 1970-01-01).
+		b := v.Int96[k]
+		nod, day := binary.LittleEndian.Uint64(b[:8]), int64(binary.LittleEndian.Uint32(b[8:]))-2440588
+		if nod >= 86400e9 {
+			return fmt.Errorf("an INT96 timestamp of %d nanoseconds in a day", nod)
+		}
+		*x = nanosCell(day, 86400e9, math.MaxInt64/int64(86400e9))
+		if x.kind == cellNanos {
+			if x.ns > math.MaxInt64-int64(nod) {
+				*x = cell{kind: cellOverflow, ns: day, f: 86400e9}
+			} else {
+				x.ns += int64(nod)
+			}
+		}
+	case pq.Float:
+		*x = cell{kind: cellNum, f: float64(v.Float[k])}
+	case pq.Double:
+		*x = cell{kind: cellNum, f: v.Double[k]}
+	default:
+		*x = cell{kind: cellText, b: v.Bytes[k]}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
@@ -31,6 +33,13 @@ func writeParquet(t testing.TB, path string, rowGroup int64, names []string, col
 
 // writeParquetWith is writeParquet with the writer's properties given.
 func writeParquetWith(t testing.TB, path string, rowGroup int64, names []string, cols map[string]any, opts ...parquet.WriterProperty) {
+	t.Helper()
+	writeParquetArrow(t, path, rowGroup, names, cols, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()), opts...)
+}
+
+// writeParquetArrow is writeParquetWith with the Arrow writer's
+// properties given too.
+func writeParquetArrow(t testing.TB, path string, rowGroup int64, names []string, cols map[string]any, aprops pqarrow.ArrowWriterProperties, opts ...parquet.WriterProperty) {
 	t.Helper()
 	mem := memory.DefaultAllocator
 	var fields []arrow.Field
@@ -93,7 +102,7 @@ func writeParquetWith(t testing.TB, path string, rowGroup int64, names []string,
 		t.Fatal(err)
 	}
 	props := parquet.NewWriterProperties(opts...)
-	if err := pqarrow.WriteTable(tbl, f, rowGroup, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema())); err != nil {
+	if err := pqarrow.WriteTable(tbl, f, rowGroup, props, aprops); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -406,5 +415,74 @@ func TestReadHiveShadowed(t *testing.T) {
 	want := []string{`"method" is both a column of the files and a partition key (method=card/): the column is read`}
 	if !slices.Equal(rep.Warnings, want) || !slices.Equal(s.SegmentNames, []string{"wallet"}) {
 		t.Errorf("warnings %q, segments %v; want %q, [wallet]", rep.Warnings, s.SegmentNames, want)
+	}
+}
+
+// TestIssue13ParquetEncodings: Parquet as other writers make it — data
+// pages v2, Zstandard, gzip and Brotli, delta and byte-stream-split
+// encodings, no dictionaries, INT96 timestamps (Spark, Impala), small
+// pages — reads to the same sample: the settle times of the first 300
+// rows of fixtures/payments.csv to the millisecond, from a duration
+// column and from two timestamps, with the same censoring and segments.
+func TestIssue13ParquetEncodings(t *testing.T) {
+	rows, _, err := ReadCSVFile("../fixtures/payments.csv", ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}, Segment: "method"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 300
+	ms := make([]int64, n)
+	status, method := make([]string, n), make([]string, n)
+	created, settled := make([]*time.Time, n), make([]*time.Time, n)
+	for i, v := range rows.Times[:n] {
+		ms[i] = int64(math.Round(v * 1000))
+		status[i], method[i] = "succeeded", rows.SegmentNames[rows.Segment[i]]
+		created[i] = at(time.Duration(i) * time.Second)
+		if rows.IsCensored(i) {
+			status[i] = "pending"
+		} else {
+			settled[i] = at(time.Duration(i)*time.Second + time.Duration(ms[i])*time.Millisecond)
+		}
+	}
+	names := []string{"wait_ms", "created_at", "settled_at", "status", "method"}
+	cols := map[string]any{"wait_ms": ms, "created_at": created, "settled_at": settled, "status": status, "method": method}
+	small := []parquet.WriterProperty{parquet.WithDataPageSize(512), parquet.WithBatchSize(50)}
+	stored := pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema())
+	for _, c := range []struct {
+		name   string
+		aprops pqarrow.ArrowWriterProperties
+		opts   []parquet.WriterProperty
+	}{
+		{"v2 zstd delta", stored, append(small, parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(false),
+			parquet.WithEncodingFor("wait_ms", parquet.Encodings.DeltaBinaryPacked), parquet.WithEncodingFor("created_at", parquet.Encodings.DeltaBinaryPacked),
+			parquet.WithEncodingFor("status", parquet.Encodings.DeltaByteArray), parquet.WithEncodingFor("method", parquet.Encodings.DeltaLengthByteArray))},
+		{"gzip plain", stored, append(small, parquet.WithCompression(compress.Codecs.Gzip), parquet.WithDictionaryDefault(false))},
+		{"brotli dictionaries", stored, append(small, parquet.WithCompression(compress.Codecs.Brotli), parquet.WithDictionaryDefault(true))},
+		{"lz4 raw byte stream split", stored, append(small, parquet.WithCompression(compress.Codecs.Lz4Raw), parquet.WithDictionaryDefault(false), parquet.WithEncodingFor("wait_ms", parquet.Encodings.ByteStreamSplit))},
+		{"int96 snappy", pqarrow.NewArrowWriterProperties(pqarrow.WithDeprecatedInt96Timestamps(true)), append(small, parquet.WithCompression(compress.Codecs.Snappy))},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "p.parquet")
+			writeParquetArrow(t, path, 120, names, cols, c.aprops, c.opts...)
+			dur, _, err := Read([]string{path}, ReadOptions{Column: "wait_ms", Unit: Millisecond, Status: "status", Pending: []string{"pending"}, Segment: "method"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts, _, err := Read([]string{path}, ReadOptions{Start: "created_at", End: "settled_at", Status: "status", Pending: []string{"pending"}, ObservedAt: pqT0.Add(time.Hour)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(dur.Times) != n || len(ts.Times) != n {
+				t.Fatalf("%d and %d rows, want %d", len(dur.Times), len(ts.Times), n)
+			}
+			for i := range n {
+				want := float64(ms[i]) / 1000
+				if dur.Times[i] != want || dur.IsCensored(i) != rows.IsCensored(i) || dur.SegmentNames[dur.Segment[i]] != method[i] {
+					t.Fatalf("row %d: %v censored %v segment %s; want %v, %v, %s", i+1, dur.Times[i], dur.IsCensored(i), dur.SegmentNames[dur.Segment[i]], want, rows.IsCensored(i), method[i])
+				}
+				if ts.IsCensored(i) != rows.IsCensored(i) || !rows.IsCensored(i) && ts.Times[i] != want {
+					t.Fatalf("row %d from timestamps: %v censored %v; want %v, %v", i+1, ts.Times[i], ts.IsCensored(i), want, rows.IsCensored(i))
+				}
+			}
+		})
 	}
 }

@@ -128,6 +128,28 @@ func BenchmarkEstimateMatrix(b *testing.B) {
 	}
 }
 
+// BenchmarkEstimateLikeR fits the small sizes of BenchmarkEstimateMatrix
+// (log domain, isj and silverman) as Estimate does by default and cut to
+// what R's density() computes: 512 grid points (density()'s n) and no
+// atom or spike screens (Atoms "off"). The difference is what the fuller
+// fit costs where R's density() is faster (docs/performance.md, "Fit").
+func BenchmarkEstimateLikeR(b *testing.B) {
+	for _, sz := range matrixSizes[:2] {
+		s := &ingest.Sample{Times: matrixSample(sz.name, sz.n)}
+		for _, rule := range []string{BandwidthISJ, BandwidthSilverman} {
+			b.Run("n="+sz.name+"/"+rule+"/default", func(b *testing.B) {
+				benchSample(b, s, Options{Bandwidth: rule})
+			})
+			b.Run("n="+sz.name+"/"+rule+"/grid512", func(b *testing.B) {
+				benchSample(b, s, Options{Bandwidth: rule, Grid: 512})
+			})
+			b.Run("n="+sz.name+"/"+rule+"/grid512-atomsoff", func(b *testing.B) {
+				benchSample(b, s, Options{Bandwidth: rule, Grid: 512, Atoms: "off"})
+			})
+		}
+	}
+}
+
 // BenchmarkKaplanMeierMatrix computes the Kaplan–Meier estimate
 // (NewKaplanMeier) of n = 1k … 100M lognormal settle times censored by an
 // independent uniform follow-up on [0, 60 s] (about 30 % censored); R's

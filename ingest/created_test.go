@@ -204,7 +204,7 @@ func TestIssue14CreatedEdges(t *testing.T) {
 			name: "pending without end, no observation time",
 			csv:  "end,d,status\n2025-03-01T00:00:01Z,1,ok\n,5,pending\n",
 			opt:  ReadOptions{End: "end", Column: "d", Status: "status", Pending: []string{"pending"}},
-			err:  ErrNoObservation, msg: `row 3, column "end": pending row without end time or observation time (--observed-at, ReadOptions.ObservedAt): column "d" holds its age when observation ended: give when that was (--observed-at), or the creation timestamps (--start)`,
+			err:  ErrNoObservation, msg: `row 3, column "end": pending row without end time or observation time: column "d" holds its age when observation ended: give when that was (--observed-at), or the creation timestamps (--start)`,
 		},
 		{
 			name:    "pending without end, no observation time, dropped",

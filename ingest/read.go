@@ -24,7 +24,7 @@ var (
 	ErrNoRows          = errors.New("no data rows")
 	ErrBadTimestamp    = errors.New("bad timestamp")
 	ErrEndBeforeStart  = errors.New("end before start")
-	ErrNoObservation   = errors.New("pending row without end time or observation time (--observed-at, ReadOptions.ObservedAt)")
+	ErrNoObservation   = errors.New("pending row without end time or observation time")
 	ErrFieldCount      = errors.New("wrong number of fields")
 	ErrNotUTF8         = errors.New("invalid UTF-8")
 	ErrQuote           = errors.New("bad quoting")

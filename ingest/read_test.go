@@ -178,7 +178,7 @@ func TestReadStatusCensoringSegments(t *testing.T) {
 	// Without ObservedAt, p3 cannot get an age.
 	span.ObservedAt = time.Time{}
 	_, _, err = Read([]string{path}, span)
-	if want := `testdata/payments_small.csv: row 4, column "settled_at": pending row without end time or observation time (--observed-at, ReadOptions.ObservedAt): its age runs to when the log was taken: give that instant (--observed-at, in RFC 3339), or the column of ages with --start (--column)`; err == nil || err.Error() != want {
+	if want := `testdata/payments_small.csv: row 4, column "settled_at": pending row without end time or observation time: its age runs to when the log was taken: give that instant (--observed-at, in RFC 3339), or the column of ages with --start (--column)`; err == nil || err.Error() != want {
 		t.Errorf("without ObservedAt: error %v, want %s", err, want)
 	}
 }

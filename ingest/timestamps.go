@@ -89,9 +89,9 @@ func epochUnitOf(v float64) Unit {
 // epochHint tells how to read the number v as an epoch timestamp.
 func epochHint(v float64) string {
 	if u := epochUnitOf(v); u != 0 {
-		return fmt.Sprintf(" (as epoch %s it is %s: set --epoch %s, ReadOptions.Epoch)", u, time.Unix(0, int64(v*float64(u))).UTC().Format("2006-01-02"), unitFlag(u))
+		return fmt.Sprintf(" (as epoch %s it is %s: set --epoch %s)", u, time.Unix(0, int64(v*float64(u))).UTC().Format("2006-01-02"), unitFlag(u))
 	}
-	return " (for epoch numbers set --epoch s, ms, us or ns, ReadOptions.Epoch)"
+	return " (for epoch numbers set --epoch s, ms, us or ns)"
 }
 
 // warnEpoch warns when the first timestamp (of the start column, else of

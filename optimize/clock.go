@@ -201,3 +201,30 @@ func lcm(a, b int64) int64 {
 	}
 	return a / g * b
 }
+
+// scoreClockAges fills sc's polls by age and stuck polls for a schedule
+// with a wall-clock phase as their means over creation instants spread
+// evenly over the span after which its phases repeat: the middles of the
+// steps of clockSpan, as for items created at all times.
+func scoreClockAges(s Schedule, sc Score) Score {
+	span, step := s.clockSpan()
+	var buf []time.Duration
+	n := 0
+	for c := step / 2; c < span; c += step {
+		buf = s.appendPollsAt(buf[:0], c)
+		for a, age := range sc.Ages {
+			for _, p := range buf {
+				if p <= age {
+					sc.PollsBy[a]++
+				}
+			}
+		}
+		sc.StuckPolls += float64(len(buf))
+		n++
+	}
+	for a := range sc.PollsBy {
+		sc.PollsBy[a] /= float64(n)
+	}
+	sc.StuckPolls /= float64(n)
+	return sc
+}

@@ -189,3 +189,27 @@ func TestClockSpecErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestScoreClockWithoutItems: with no items, a wall-clock schedule's polls
+// by age are means over creation instants spread over the clock. By hand
+// for "every 1s until 10s, after each 5m (+1s) until 10m": 11 age polls
+// (0 s to 10 s), then polls at 300k+1 s on the clock, so at age 301−c or
+// 601−c for an item created c seconds past a boundary: a poll between
+// ages 10 s and A for a share (A−10)/300 of creation instants, and
+// between 10 s and 10 m, 590/300 polls on average.
+func TestScoreClockWithoutItems(t *testing.T) {
+	s, err := ParseSpec("every 1s until 10s, after each 5m (+1s) until 10m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := ScoreSchedule(s, nil, ScoreOptions{Ages: []time.Duration{20 * time.Second, 90 * time.Second}})
+	want := []float64{11 + 10.0/300, 11 + 80.0/300}
+	for i, w := range want {
+		if math.Abs(sc.PollsBy[i]-w) > 1e-9 {
+			t.Errorf("polls by %v = %v, want %v", sc.Ages[i], sc.PollsBy[i], w)
+		}
+	}
+	if w := 11 + 590.0/300; math.Abs(sc.StuckPolls-w) > 1e-9 {
+		t.Errorf("stuck polls = %v, want %v", sc.StuckPolls, w)
+	}
+}

@@ -81,6 +81,12 @@ func ScoreSchedule(s Schedule, items *Items, opt ScoreOptions) Score {
 		}
 		sc.Draws = draws
 	}
+	if s.Clocked() && (items == nil || items.total == 0) {
+		// Without creation instants, a wall-clock schedule's counts are
+		// averaged over items created uniformly on the clock (ScoreTimed
+		// scores items with their own).
+		return scoreClockAges(s, sc)
+	}
 	seqs := make([][]float64, draws)
 	var buf []time.Duration
 	for d := range seqs {

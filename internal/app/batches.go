@@ -38,7 +38,7 @@ func (b Batches) parse() (batchSettings, error) {
 	default:
 		p, err := ParseDuration("batch-period", b.Period)
 		if err != nil {
-			return s, err
+			return s, Usagef("--batch-period %q: want auto, off, or a period such as 5m or 12s", b.Period)
 		}
 		if p < time.Second || p > 7*24*time.Hour {
 			return s, Usagef("--batch-period %q: want a period from 1s to 7 days, such as 5m or 12s (or off)", b.Period)
@@ -97,7 +97,7 @@ func (b batchSettings) find(s *ingest.Sample) (*batchFinding, error) {
 	}
 	if s.Created == nil {
 		if b.period > 0 {
-			return nil, Usagef("--batch-period %s needs the items' timestamps: give --start (creation) and --end (settle) columns, or --batch-period off", optimize.FormatDuration(b.period))
+			return nil, Usagef("--batch-period %s needs the items' timestamps: give --start (creation) with --column or --end, or --end (settle) with --column; or --batch-period off", optimize.FormatDuration(b.period))
 		}
 		return nil, nil
 	}

@@ -95,7 +95,7 @@ func newArena(sample *ingest.Sample, fo fit.Options, sv Solve, holdout float64, 
 	a.horizon = a.solve.Options.Horizon
 	fo.Horizon = a.horizon.Seconds()
 	if a.density, err = fit.Estimate(a.train, fo); err != nil {
-		return nil, err
+		return nil, heldOutError(err, a.train, a.test)
 	}
 	a.trainItems = itemsOf(a.train)
 	a.testItems = a.trainItems
@@ -496,4 +496,13 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// heldOutError adds to a fit's failure on the rows fitted, when some were
+// held out, how many: a small input may have too few left to fit.
+func heldOutError(err error, train, test *ingest.Sample) error {
+	if test == nil || test == train || errors.As(err, new(*UsageError)) {
+		return err
+	}
+	return fmt.Errorf("%w (fitted on %d %s, %d held out to score on; --holdout 0 fits and scores on all)", err, train.Len(), plural(train.Len(), "row"), test.Len())
 }

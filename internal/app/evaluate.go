@@ -67,6 +67,14 @@ func (e Evaluate) Run(stdout, stderr io.Writer) error {
 	if err := checkClocked(scheds, sample); err != nil {
 		return err
 	}
+	if sample == nil && !e.Input.Quiet {
+		for _, s := range scheds {
+			if s.Clocked() {
+				lo, hi := s.StuckPollsRange()
+				fmt.Fprintf(stderr, "note: %s polls on the wall clock: its polls are means over items created at all times (stuck polls %s, by when the item was created)\n", s.Name, polls(lo, hi))
+			}
+		}
+	}
 	parts, err := e.Input.parts(sample, stderr)
 	if err != nil {
 		return err

@@ -248,7 +248,7 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		}
 		fo.Horizon = sv.Options.Horizon.Seconds()
 		if d, err = fit.Estimate(train, fo); err != nil {
-			return nil, err
+			return nil, heldOutError(err, train, test)
 		}
 		if test != train {
 			d.ScoreHoldout(test)

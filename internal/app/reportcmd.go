@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -305,7 +306,7 @@ func (r Report) page(parts []*reportPart, rep *ingest.Report) (*html.Page, error
 			size += fmt.Sprintf(" (%s censored)", thousands(c))
 		}
 		pg.Summary.Rows = append(pg.Summary.Rows, []string{hp.Title, size, row.Spec, opt(row.MeanLag, lag), opt(row.P95Lag, lag),
-			opt(row.MeanPolls, mp), fmt.Sprint(row.StuckPolls), opt(row.Caught, pct)})
+			opt(row.MeanPolls, mp), strconv.FormatFloat(row.StuckPolls, 'g', 3, 64), opt(row.Caught, pct)})
 		pg.Summary.Links = append(pg.Summary.Links, ids[i])
 	}
 	all := parts[0].sec

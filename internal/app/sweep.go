@@ -259,10 +259,10 @@ func (sw Sweep) sweep(a *arena, pt part, many bool, budgets []optimize.Budget, b
 		}
 		entries, warn, err := a.contenders(b, fams, opt)
 		if err != nil {
-			return nil, nil, fmt.Errorf("budget %g: %w", v, err)
+			return nil, nil, fmt.Errorf("%s: %w", budgetText(b), err)
 		}
 		for _, w := range warn {
-			warnings = append(warnings, fmt.Sprintf("%sbudget %g: %s", prefix, v, w))
+			warnings = append(warnings, fmt.Sprintf("%s%s: %s", prefix, budgetText(b), w))
 		}
 		for _, e := range entries {
 			rows = append(rows, sweepRow(pt, e, v, optimize.ScoreSchedule(e.Schedule, a.testItems, opt)))

@@ -3,6 +3,7 @@ package pq
 import (
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 )
 
@@ -89,6 +90,9 @@ func (c *Chunk) Next() (*Page, error) {
 			return nil, fmt.Errorf("a page of %d bytes decompressed, more than the file can hold", h.uncompressed)
 		}
 		body := c.data[c.off : c.off+int(h.compressed)]
+		if err := h.checkCRC(body); err != nil {
+			return nil, fmt.Errorf("the page at byte %d of the column chunk: %w", c.off, err)
+		}
 		c.off += int(h.compressed)
 		switch h.typ {
 		case dictionaryPage:
@@ -320,4 +324,17 @@ func (c *Chunk) values(enc Encoding, b []byte, n int) error {
 		return byteStreamSplit(&p.Values, t, width, b, n, &c.arena)
 	}
 	return fmt.Errorf("%w: %s values in encoding %d", ErrUnsupported, t, enc)
+}
+
+// checkCRC compares the page's stored bytes with the checksum its header
+// gives, if any (parquet.thrift, PageHeader.crc: CRC-32 of the page as
+// written, without its header).
+func (h *pageHeader) checkCRC(body []byte) error {
+	if !h.hasCRC {
+		return nil
+	}
+	if got := crc32.ChecksumIEEE(body); got != uint32(h.crc) {
+		return fmt.Errorf("its checksum is %08x, its bytes give %08x", uint32(h.crc), got)
+	}
+	return nil
 }

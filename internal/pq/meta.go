@@ -420,6 +420,10 @@ type pageHeader struct {
 	repLength  int32
 	compressV2 bool
 	hasHeader  bool // the header of the page's type is present
+	// crc is the CRC-32 (IEEE, as gzip's) of the page's bytes as stored,
+	// after the header, when the writer gave one (hasCRC).
+	crc    int32
+	hasCRC bool
 }
 
 func readPageHeader(t *thrift) (*pageHeader, error) {
@@ -432,6 +436,9 @@ func readPageHeader(t *thrift) (*pageHeader, error) {
 			return t.i32Field(typ, id, &h.uncompressed)
 		case 3:
 			return t.i32Field(typ, id, &h.compressed)
+		case 4:
+			h.hasCRC = true
+			return t.i32Field(typ, id, &h.crc)
 		case 5, 7, 8:
 			if err := want(typ, tStruct, id); err != nil {
 				return err

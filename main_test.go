@@ -141,6 +141,10 @@ var cliCases = []struct {
 	{"issue14_end_column_no_observed", "fit|-i|fixtures/clock.csv|--end|settled_at|--column|settle_s|--status|status|--pending|pending|-o|/dev/null", 1},
 	{"issue14_three_columns", "fit|-i|fixtures/clock.csv|--start|created_at|--end|settled_at|--column|settle_s", 2},
 	{"issue14_end_alone", "fit|-i|fixtures/clock.csv|--end|settled_at", 2},
+	// An observation time before rows that settled: warned (17 rows of
+	// fixtures/clock.csv settle after 2025-03-02T00:00:00Z, counted apart
+	// with Python's datetime).
+	{"issue14_observed_early", "fit|-i|fixtures/clock.csv|--start|created_at|--end|settled_at|--status|status|--pending|pending|--observed-at|2025-03-02T00:00:00Z|-o|/dev/null", 0},
 	// Issue 14 must show: plan finds the 5-minute boundaries in the batch
 	// fixture and its wall-clock schedule beats the best age-only one on
 	// the held-out rows at the same mean polls.

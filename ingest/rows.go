@@ -1126,8 +1126,32 @@ func (m *merger) finish(name string, p *plan) (*Sample, *Report, error) {
 		m.warnMagnitude()
 	}
 	m.warnEpoch(p)
+	m.warnObserved(p)
 	s, rep := m.s, m.rep
 	return &s, &rep, nil
+}
+
+// warnObserved warns when the observation time (--observed-at) comes
+// before rows that settled: the pending rows' ages run to it, so it must
+// be no earlier than the last settle instant, or they are too short.
+func (m *merger) warnObserved(p *plan) {
+	if !p.hasObserved || m.s.Created == nil || m.rep.Censored == 0 {
+		return
+	}
+	late, last := 0, int64(math.MinInt64)
+	for i, t := range m.s.Times {
+		if m.s.IsCensored(i) {
+			continue
+		}
+		if end := m.s.Created[i] + int64(math.Round(t*1e9)); end > p.observedNs {
+			late++
+			last = max(last, end)
+		}
+	}
+	if late > 0 {
+		m.rep.warn("%d rows settled after the observation time %s (the last at %s): pending rows' ages run to it, so they are too short; set --observed-at to when the log was taken",
+			late, time.Unix(0, p.observedNs).UTC().Format(time.RFC3339Nano), time.Unix(0, last).UTC().Format(time.RFC3339Nano))
+	}
 }
 
 // formatFloat formats v so that parsing gives v back.

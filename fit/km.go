@@ -69,9 +69,11 @@ func NewKaplanMeier(s *ingest.Sample) *KaplanMeier {
 
 // kaplanMeier also returns the settled items' times and their shares of
 // the KM jumps: an item settled at t_j carries w·S(t_j−)/n_j (Efron's
-// redistribution to the right). The shares sum to 1 − S(last event). The
-// items come sorted by time without weights, in sample order with them.
-func kaplanMeier(s *ingest.Sample) (km *KaplanMeier, times, mass []float64) {
+// redistribution to the right). The shares sum to 1 − S(last event).
+// Without weights the items come sorted by time and the shares as a table
+// by event time (km.T: see masses); with them, in sample order, one share
+// an item.
+func kaplanMeier(s *ingest.Sample) (km *KaplanMeier, times []float64, mass masses) {
 	if s.Weights != nil {
 		return kaplanMeierWeighted(s)
 	}
@@ -90,8 +92,8 @@ func kaplanMeier(s *ingest.Sample) (km *KaplanMeier, times, mass []float64) {
 			ev = append(ev, t)
 		}
 	}
-	ev, mass = sortFloats(ev, bulk.Make[float64](len(ev), len(ev)))
-	ce, _ = sortFloats(ce, make([]float64, len(ce)))
+	sortFloats(ev)
+	sortFloats(ce)
 	// One entry per distinct event time: 10⁶ of them for 10⁷ items at
 	// millisecond resolution, so size the table once.
 	distinct := 0
@@ -104,6 +106,7 @@ func kaplanMeier(s *ingest.Sample) (km *KaplanMeier, times, mass []float64) {
 		T: make([]float64, 0, distinct), Survival: make([]float64, 0, distinct), StdErr: make([]float64, 0, distinct),
 		AtRisk: make([]float64, 0, distinct), Events: make([]float64, 0, distinct),
 	}
+	share := make([]float64, 0, distinct)
 	atRisk := float64(n)
 	var st kmStep
 	for i, c := 0, 0; i < len(ev); {
@@ -118,15 +121,12 @@ func kaplanMeier(s *ingest.Sample) (km *KaplanMeier, times, mass []float64) {
 			j++
 		}
 		d := float64(j - i)
-		f := st.surv() / atRisk
-		for k := i; k < j; k++ {
-			mass[k] = f
-		}
+		share = append(share, st.surv()/atRisk)
 		st.add(km, t, d, atRisk)
 		atRisk -= d
 		i = j
 	}
-	return km, ev, mass
+	return km, ev, masses{T: km.T, at: share}
 }
 
 // kmStep carries the product-limit estimate and Greenwood's sum from one
@@ -166,7 +166,7 @@ func (st *kmStep) add(km *KaplanMeier, t, d, atRisk float64) {
 // kaplanMeierWeighted is kaplanMeier for weighted (binned) samples, which
 // are small: item indexes sorted by time, events before censorings. The
 // settled items come back in sample order.
-func kaplanMeierWeighted(s *ingest.Sample) (*KaplanMeier, []float64, []float64) {
+func kaplanMeierWeighted(s *ingest.Sample) (*KaplanMeier, []float64, masses) {
 	n := s.Len()
 	idx := make([]int, n)
 	for i := range idx {
@@ -218,96 +218,111 @@ func kaplanMeierWeighted(s *ingest.Sample) (*KaplanMeier, []float64, []float64) 
 			mass = append(mass, share[i])
 		}
 	}
-	return km, times, mass
+	return km, times, masses{item: mass}
 }
 
-// sortFloats sorts x, whose values are ≥ 0 and not −0, using buf (as
-// long as x): on two cores for large x, each half sorted by radixSortBits,
-// then merged into buf. It returns the sorted values and the other slice,
-// free for reuse.
-func sortFloats(x, buf []float64) (sorted, free []float64) {
-	if len(x) < 1<<16 || runtime.GOMAXPROCS(0) < 2 {
-		return radixSortBits(x, buf)
-	}
-	h := len(x) / 2
-	var a, b []float64
-	var aInX, bInX bool
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		a, _ = radixSortBits(x[:h], buf[:h])
-		aInX = &a[0] == &x[0]
-	})
-	b, _ = radixSortBits(x[h:], buf[h:])
-	bInX = &b[0] == &x[h]
-	wg.Wait()
-	// Merge into whichever of x and buf holds neither sorted half.
-	var out []float64
-	switch {
-	case aInX && bInX:
-		out, free = buf, x
-	case !aInX && !bInX:
-		out, free = x, buf
-	default:
-		out, free = make([]float64, len(x)), x
-	}
-	i, j := 0, 0
-	for k := range out {
-		if j >= len(b) || (i < len(a) && a[i] <= b[j]) {
-			out[k] = a[i]
-			i++
-		} else {
-			out[k] = b[j]
-			j++
-		}
-	}
-	return out, free
+// sortFloats sorts x, whose values are ≥ 0 and not −0 — for such floats
+// the 64 bits order as the values — in place, by an MSD radix sort of
+// 8-bit digits that permutes each digit's items into their bucket by
+// cycles (McIlroy, Bostic & McIlroy 1993, "Engineering radix sort", the
+// American flag sort), skipping digits that are the same for every value
+// of a bucket. Buckets below 2⁸ values go to slices.Sort. It needs no
+// buffer the size of x (the LSD sort it replaces took one: 8 bytes a
+// settled item at the Kaplan–Meier step's peak, issue 18); large x have
+// their first non-trivial level's buckets sorted on two cores.
+func sortFloats(x []float64) {
+	flagSort(x, 56, len(x) >= 1<<16 && runtime.GOMAXPROCS(0) >= 2)
 }
 
-// radixSortBits sorts x, whose values are ≥ 0 and not −0, by their 64
-// float bits — for such floats the bits order as the values — in an LSD
-// radix sort (Knuth, TAOCP vol. 3, §5.2.5) of 16-bit digits (11-bit
-// below 2¹⁸ values), skipping digits that are the same for every value.
-// buf is scratch space as long as x; it returns the sorted values
-// (in x or in buf) and the other slice. Below 2¹² values it calls
-// slices.Sort.
-func radixSortBits(x, buf []float64) (sorted, free []float64) {
-	if len(x) < 1<<12 {
-		slices.Sort(x)
-		return x, buf
-	}
-	bits := uint(16)
-	if len(x) < 1<<18 {
-		bits = 11
-	}
-	size := 1 << bits
-	mask := uint64(size - 1)
-	passes := int((64 + bits - 1) / bits)
-	counts := make([]int, passes*size)
-	for _, v := range x {
-		k := math.Float64bits(v)
-		for p := range passes {
-			counts[p*size+int((k>>(uint(p)*bits))&mask)]++
+// flagSort sorts x by the bits from shift+7 down (bits above it are the
+// same for every value); with parallel, the buckets of the first level
+// that splits x are sorted by two goroutines.
+func flagSort(x []float64, shift uint, parallel bool) {
+	for {
+		if len(x) < 1<<8 {
+			slices.Sort(x)
+			return
 		}
-	}
-	src, dst := x, buf
-	first := math.Float64bits(x[0])
-	for p := range passes {
-		c := counts[p*size : (p+1)*size]
-		shift := uint(p) * bits
-		if c[(first>>shift)&mask] == len(x) {
-			continue // one digit for all: the pass would not move anything
+		var count [256]int
+		for _, v := range x {
+			count[(math.Float64bits(v)>>shift)&0xff]++
 		}
+		if count[(math.Float64bits(x[0])>>shift)&0xff] == len(x) {
+			if shift == 0 {
+				return // all equal
+			}
+			shift -= 8
+			continue
+		}
+		var start, next [256]int
 		sum := 0
-		for i, n := range c {
-			c[i] = sum
-			sum += n
+		for d, c := range count {
+			start[d], next[d] = sum, sum
+			sum += c
 		}
-		for _, v := range src {
-			dg := (math.Float64bits(v) >> shift) & mask
-			dst[c[dg]] = v
-			c[dg]++
+		for d := range 256 {
+			end := start[d] + count[d]
+			for next[d] < end {
+				v := x[next[d]]
+				for {
+					dg := int((math.Float64bits(v) >> shift) & 0xff)
+					if dg == d {
+						break
+					}
+					v, x[next[dg]] = x[next[dg]], v
+					next[dg]++
+				}
+				x[next[d]] = v
+				next[d]++
+			}
 		}
-		src, dst = dst, src
+		if shift == 0 {
+			return
+		}
+		if parallel {
+			flagSortBuckets(x, &count, shift-8)
+			return
+		}
+		for d, c := range count {
+			if c > 1 {
+				flagSort(x[start[d]:start[d]+c], shift-8, false)
+			}
+		}
+		return
 	}
-	return src, dst
+}
+
+// flagSortBuckets sorts the buckets of x (count values each, in digit
+// order) by the bits from shift+7 down on two goroutines, which take the
+// buckets by turns, largest first.
+func flagSortBuckets(x []float64, count *[256]int, shift uint) {
+	type bucket struct{ lo, hi int }
+	var bs []bucket
+	lo := 0
+	for _, c := range count {
+		if c > 1 {
+			bs = append(bs, bucket{lo, lo + c})
+		}
+		lo += c
+	}
+	slices.SortFunc(bs, func(a, b bucket) int { return cmp.Compare(b.hi-b.lo, a.hi-a.lo) })
+	var mu sync.Mutex
+	k := 0
+	work := func() {
+		for {
+			mu.Lock()
+			if k == len(bs) {
+				mu.Unlock()
+				return
+			}
+			b := bs[k]
+			k++
+			mu.Unlock()
+			flagSort(x[b.lo:b.hi], shift, false)
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Go(work)
+	work()
+	wg.Wait()
 }

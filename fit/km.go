@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -222,93 +223,90 @@ func kaplanMeierWeighted(s *ingest.Sample) (*KaplanMeier, []float64, masses) {
 }
 
 // sortFloats sorts x, whose values are ≥ 0 and not −0 — for such floats
-// the 64 bits order as the values — in place, by an MSD radix sort of
-// 8-bit digits that permutes each digit's items into their bucket by
-// cycles (McIlroy, Bostic & McIlroy 1993, "Engineering radix sort", the
-// American flag sort), skipping digits that are the same for every value
-// of a bucket. Buckets below 2⁸ values go to slices.Sort. It needs no
-// buffer the size of x (the LSD sort it replaces took one: 8 bytes a
-// settled item at the Kaplan–Meier step's peak, issue 18); large x have
-// their first non-trivial level's buckets sorted on two cores.
+// the 64 bits order as the values — in place, without a buffer the size
+// of x (the LSD sort it replaces took one: 8 bytes a settled item at the
+// Kaplan–Meier step's peak, issue 18). Up to sortChunk values go to
+// radixSortBits with a buffer of their size; larger x are split in place
+// by an MSD radix pass on the 16 highest bits that vary, which permutes
+// each value into its bucket by cycles (McIlroy, Bostic & McIlroy 1993,
+// "Engineering radix sort", the American flag sort), and the buckets are
+// sorted the same way, on two cores.
 func sortFloats(x []float64) {
-	flagSort(x, 56, len(x) >= 1<<16 && runtime.GOMAXPROCS(0) >= 2)
+	if len(x) <= sortChunk {
+		sortChunkInPlace(x, make([]float64, len(x)))
+		return
+	}
+	msdSort(x, runtime.GOMAXPROCS(0) >= 2)
 }
 
-// flagSort sorts x by the bits from shift+7 down (bits above it are the
-// same for every value); with parallel, the buckets of the first level
-// that splits x are sorted by two goroutines.
-func flagSort(x []float64, shift uint, parallel bool) {
-	for {
-		if len(x) < 1<<8 {
-			slices.Sort(x)
-			return
-		}
-		var count [256]int
-		for _, v := range x {
-			count[(math.Float64bits(v)>>shift)&0xff]++
-		}
-		if count[(math.Float64bits(x[0])>>shift)&0xff] == len(x) {
-			if shift == 0 {
-				return // all equal
-			}
-			shift -= 8
-			continue
-		}
-		var start, next [256]int
-		sum := 0
-		for d, c := range count {
-			start[d], next[d] = sum, sum
-			sum += c
-		}
-		for d := range 256 {
-			end := start[d] + count[d]
-			for next[d] < end {
-				v := x[next[d]]
-				for {
-					dg := int((math.Float64bits(v) >> shift) & 0xff)
-					if dg == d {
-						break
-					}
-					v, x[next[dg]] = x[next[dg]], v
-					next[dg]++
-				}
-				x[next[d]] = v
-				next[d]++
-			}
-		}
-		if shift == 0 {
-			return
-		}
-		if parallel {
-			flagSortBuckets(x, &count, shift-8)
-			return
-		}
-		for d, c := range count {
-			if c > 1 {
-				flagSort(x[start[d]:start[d]+c], shift-8, false)
-			}
-		}
-		return
+// sortChunk bounds the values sorted by radixSortBits: its buffer
+// (8 MB) is the sort's memory beyond x.
+const sortChunk = 1 << 20
+
+// sortChunkInPlace sorts x by radixSortBits with buf (at least as long)
+// and leaves the result in x.
+func sortChunkInPlace(x, buf []float64) {
+	if s, _ := radixSortBits(x, buf[:len(x)]); len(x) > 0 && &s[0] != &x[0] {
+		copy(x, s)
 	}
 }
 
-// flagSortBuckets sorts the buckets of x (count values each, in digit
-// order) by the bits from shift+7 down on two goroutines, which take the
-// buckets by turns, largest first.
-func flagSortBuckets(x []float64, count *[256]int, shift uint) {
+// msdSort sorts x (longer than sortChunk) as sortFloats describes; with
+// parallel, two goroutines take the buckets by turns, largest first.
+func msdSort(x []float64, parallel bool) {
+	lo, hi := math.Float64bits(x[0]), math.Float64bits(x[0])
+	for _, v := range x {
+		b := math.Float64bits(v)
+		lo, hi = min(lo, b), max(hi, b)
+	}
+	if lo == hi {
+		return // all equal
+	}
+	// The digit: the 16 bits from the highest one that differs between
+	// the least and the greatest value (the bits above are every value's).
+	shift := max(0, 63-bits.LeadingZeros64(lo^hi)-15)
+	const size = 1 << 16
+	digit := func(v float64) int { return int((math.Float64bits(v) >> uint(shift)) & (size - 1)) }
+	count := make([]int, size)
+	for _, v := range x {
+		count[digit(v)]++
+	}
+	start, next := make([]int, size), make([]int, size)
+	sum := 0
+	for d, c := range count {
+		start[d], next[d] = sum, sum
+		sum += c
+	}
+	for d := range size {
+		end := start[d] + count[d]
+		for next[d] < end {
+			v := x[next[d]]
+			for {
+				dg := digit(v)
+				if dg == d {
+					break
+				}
+				v, x[next[dg]] = x[next[dg]], v
+				next[dg]++
+			}
+			x[next[d]] = v
+			next[d]++
+		}
+	}
 	type bucket struct{ lo, hi int }
 	var bs []bucket
-	lo := 0
-	for _, c := range count {
+	largest := 0
+	for d, c := range count {
 		if c > 1 {
-			bs = append(bs, bucket{lo, lo + c})
+			bs = append(bs, bucket{start[d], start[d] + c})
+			largest = max(largest, min(c, sortChunk))
 		}
-		lo += c
 	}
 	slices.SortFunc(bs, func(a, b bucket) int { return cmp.Compare(b.hi-b.lo, a.hi-a.lo) })
 	var mu sync.Mutex
 	k := 0
 	work := func() {
+		var buf []float64 // made at the first bucket that needs it
 		for {
 			mu.Lock()
 			if k == len(bs) {
@@ -318,11 +316,72 @@ func flagSortBuckets(x []float64, count *[256]int, shift uint) {
 			b := bs[k]
 			k++
 			mu.Unlock()
-			flagSort(x[b.lo:b.hi], shift, false)
+			y := x[b.lo:b.hi]
+			if len(y) > sortChunk {
+				msdSort(y, false)
+				continue
+			}
+			if buf == nil {
+				buf = make([]float64, largest)
+			}
+			sortChunkInPlace(y, buf)
 		}
+	}
+	if !parallel {
+		work()
+		return
 	}
 	var wg sync.WaitGroup
 	wg.Go(work)
 	work()
 	wg.Wait()
+}
+
+// radixSortBits sorts x, whose values are ≥ 0 and not −0, by their 64
+// float bits — for such floats the bits order as the values — in an LSD
+// radix sort (Knuth, TAOCP vol. 3, §5.2.5) of 16-bit digits (11-bit
+// below 2¹⁸ values), skipping digits that are the same for every value.
+// buf is scratch space as long as x; it returns the sorted values
+// (in x or in buf) and the other slice. Below 2¹² values it calls
+// slices.Sort.
+func radixSortBits(x, buf []float64) (sorted, free []float64) {
+	if len(x) < 1<<12 {
+		slices.Sort(x)
+		return x, buf
+	}
+	bits := uint(16)
+	if len(x) < 1<<18 {
+		bits = 11
+	}
+	size := 1 << bits
+	mask := uint64(size - 1)
+	passes := int((64 + bits - 1) / bits)
+	counts := make([]int, passes*size)
+	for _, v := range x {
+		k := math.Float64bits(v)
+		for p := range passes {
+			counts[p*size+int((k>>(uint(p)*bits))&mask)]++
+		}
+	}
+	src, dst := x, buf
+	first := math.Float64bits(x[0])
+	for p := range passes {
+		c := counts[p*size : (p+1)*size]
+		shift := uint(p) * bits
+		if c[(first>>shift)&mask] == len(x) {
+			continue // one digit for all: the pass would not move anything
+		}
+		sum := 0
+		for i, n := range c {
+			c[i] = sum
+			sum += n
+		}
+		for _, v := range src {
+			dg := (math.Float64bits(v) >> shift) & mask
+			dst[c[dg]] = v
+			c[dg]++
+		}
+		src, dst = dst, src
+	}
+	return src, dst
 }

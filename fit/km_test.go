@@ -85,14 +85,15 @@ func TestKaplanMeierJSONThinned(t *testing.T) {
 	}
 }
 
-// TestSortFloats: the in-place radix sort of Kaplan–Meier's times
-// (sortFloats) orders as slices.Sort, on both sides of its size
-// thresholds (2⁸ for a bucket, 2¹⁶ for two cores), with ties, zeros,
-// whole seconds and values spanning decades.
+// TestSortFloats: the in-place sort of Kaplan–Meier's times (sortFloats)
+// orders as slices.Sort, on both sides of its size thresholds (2¹², 2¹⁸
+// for radixSortBits' digits, 2²⁰ for the MSD pass, and a bucket above 2²⁰
+// split again), with ties, zeros, whole seconds, values spanning decades
+// and a cluster holding most values.
 func TestSortFloats(t *testing.T) {
 	r := pcg(31)
-	for _, n := range []int{0, 1, 5, 255, 256, 4096, 65_535, 70_000, 300_000} {
-		for _, shape := range []string{"lognormal", "whole seconds", "decades"} {
+	for _, n := range []int{0, 1, 5, 4095, 4096, 300_000, 1<<20 + 1, 3 << 20} {
+		for _, shape := range []string{"lognormal", "whole seconds", "decades", "zeros", "cluster"} {
 			x := make([]float64, n)
 			for i := range x {
 				switch shape {
@@ -102,6 +103,13 @@ func TestSortFloats(t *testing.T) {
 					x[i] = math.Round(10 * r.ExpFloat64())
 				case "decades":
 					x[i] = math.Exp(8 * r.NormFloat64())
+				case "zeros":
+					x[i] = max(0, r.NormFloat64())
+				case "cluster":
+					x[i] = 5 + 1e-3*r.Float64()
+					if r.Float64() < 0.1 {
+						x[i] = math.Exp(8 * r.NormFloat64())
+					}
 				}
 			}
 			want := slices.Clone(x)

@@ -173,9 +173,11 @@ func spikeCandidates(t []float64, m masses, k []float64, delta float64) (cells [
 		var wg sync.WaitGroup
 		for half := range 2 {
 			wg.Go(func() {
-				for j := half * spikeScreen / 2; j < (half+1)*spikeScreen/2; j++ {
+				j0 := half * spikeScreen / 2
+				mc := m.cursor(t, int(float64(j0)*step))
+				for j := j0; j < (half+1)*spikeScreen/2; j++ {
 					i := int(float64(j) * step)
-					st[j], sm[j], sk[j] = t[i], m.one(t, i)*step, 1
+					st[j], sm[j], sk[j] = t[i], mc.of(i)*step, 1
 					if k != nil {
 						sk[j] = k[i]
 					}

@@ -233,27 +233,41 @@ func kaplanMeierWeighted(s *ingest.Sample) (*KaplanMeier, []float64, masses) {
 // sorted the same way, on two cores.
 func sortFloats(x []float64) {
 	if len(x) <= sortChunk {
-		sortChunkInPlace(x, make([]float64, len(x)))
+		sortChunkInPlace(x, make([]float64, len(x)), nil)
 		return
 	}
-	msdSort(x, runtime.GOMAXPROCS(0) >= 2)
+	msdSort(x, runtime.GOMAXPROCS(0) >= 2, &sortScratch{})
 }
+
+// sortScratch is one goroutine's memory for msdSort, reused from bucket
+// to bucket and level to level (fresh tables at each of the hundreds of
+// buckets above sortChunk that 10⁸ payments have were garbage of 100 MB
+// and more before the collector ran).
+type sortScratch struct {
+	buf                []float64 // radixSortBits' buffer, sortChunk long
+	counts             []int     // radixSortBits' digit counts
+	count, start, next []int     // by digit
+}
+
+// radixCounts is the longest digit-count table of radixSortBits: 4
+// passes of 16-bit digits.
+const radixCounts = 4 << 16
 
 // sortChunk bounds the values sorted by radixSortBits: its buffer
 // (8 MB) is the sort's memory beyond x.
 const sortChunk = 1 << 20
 
 // sortChunkInPlace sorts x by radixSortBits with buf (at least as long)
-// and leaves the result in x.
-func sortChunkInPlace(x, buf []float64) {
-	if s, _ := radixSortBits(x, buf[:len(x)]); len(x) > 0 && &s[0] != &x[0] {
+// and counts (nil: its own) and leaves the result in x.
+func sortChunkInPlace(x, buf []float64, counts []int) {
+	if s, _ := radixSortBits(x, buf[:len(x)], counts); len(x) > 0 && &s[0] != &x[0] {
 		copy(x, s)
 	}
 }
 
 // msdSort sorts x (longer than sortChunk) as sortFloats describes; with
 // parallel, two goroutines take the buckets by turns, largest first.
-func msdSort(x []float64, parallel bool) {
+func msdSort(x []float64, parallel bool, sc *sortScratch) {
 	lo, hi := math.Float64bits(x[0]), math.Float64bits(x[0])
 	for _, v := range x {
 		b := math.Float64bits(v)
@@ -267,11 +281,14 @@ func msdSort(x []float64, parallel bool) {
 	shift := max(0, 63-bits.LeadingZeros64(lo^hi)-15)
 	const size = 1 << 16
 	digit := func(v float64) int { return int((math.Float64bits(v) >> uint(shift)) & (size - 1)) }
-	count := make([]int, size)
+	if sc.count == nil {
+		sc.count, sc.start, sc.next = make([]int, size), make([]int, size), make([]int, size)
+	}
+	count, start, next := sc.count, sc.start, sc.next
+	clear(count)
 	for _, v := range x {
 		count[digit(v)]++
 	}
-	start, next := make([]int, size), make([]int, size)
 	sum := 0
 	for d, c := range count {
 		start[d], next[d] = sum, sum
@@ -295,18 +312,15 @@ func msdSort(x []float64, parallel bool) {
 	}
 	type bucket struct{ lo, hi int }
 	var bs []bucket
-	largest := 0
 	for d, c := range count {
 		if c > 1 {
 			bs = append(bs, bucket{start[d], start[d] + c})
-			largest = max(largest, min(c, sortChunk))
 		}
 	}
 	slices.SortFunc(bs, func(a, b bucket) int { return cmp.Compare(b.hi-b.lo, a.hi-a.lo) })
 	var mu sync.Mutex
 	k := 0
-	work := func() {
-		var buf []float64 // made at the first bucket that needs it
+	work := func(sc *sortScratch) {
 		for {
 			mu.Lock()
 			if k == len(bs) {
@@ -318,22 +332,22 @@ func msdSort(x []float64, parallel bool) {
 			mu.Unlock()
 			y := x[b.lo:b.hi]
 			if len(y) > sortChunk {
-				msdSort(y, false)
+				msdSort(y, false, sc) // the tables above are done with
 				continue
 			}
-			if buf == nil {
-				buf = make([]float64, largest)
+			if sc.buf == nil {
+				sc.buf, sc.counts = make([]float64, sortChunk), make([]int, radixCounts)
 			}
-			sortChunkInPlace(y, buf)
+			sortChunkInPlace(y, sc.buf, sc.counts)
 		}
 	}
 	if !parallel {
-		work()
+		work(sc)
 		return
 	}
 	var wg sync.WaitGroup
-	wg.Go(work)
-	work()
+	wg.Go(func() { work(&sortScratch{}) })
+	work(sc)
 	wg.Wait()
 }
 
@@ -343,8 +357,9 @@ func msdSort(x []float64, parallel bool) {
 // below 2¹⁸ values), skipping digits that are the same for every value.
 // buf is scratch space as long as x; it returns the sorted values
 // (in x or in buf) and the other slice. Below 2¹² values it calls
-// slices.Sort.
-func radixSortBits(x, buf []float64) (sorted, free []float64) {
+// slices.Sort. counts is scratch for the digit counts (shorter than
+// radixCounts: its own).
+func radixSortBits(x, buf []float64, counts []int) (sorted, free []float64) {
 	if len(x) < 1<<12 {
 		slices.Sort(x)
 		return x, buf
@@ -356,7 +371,11 @@ func radixSortBits(x, buf []float64) (sorted, free []float64) {
 	size := 1 << bits
 	mask := uint64(size - 1)
 	passes := int((64 + bits - 1) / bits)
-	counts := make([]int, passes*size)
+	if len(counts) < passes*size {
+		counts = make([]int, passes*size)
+	}
+	counts = counts[:passes*size]
+	clear(counts)
 	for _, v := range x {
 		k := math.Float64bits(v)
 		for p := range passes {

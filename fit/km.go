@@ -244,7 +244,7 @@ func sortFloats(x []float64) {
 // buckets above sortChunk that 10⁸ payments have were garbage of 100 MB
 // and more before the collector ran).
 type sortScratch struct {
-	buf                []float64 // radixSortBits' buffer, sortChunk long
+	buf                []float64 // radixSortBits' buffer, up to sortChunk long
 	counts             []int     // radixSortBits' digit counts
 	count, start, next []int     // by digit
 }
@@ -335,8 +335,11 @@ func msdSort(x []float64, parallel bool, sc *sortScratch) {
 				msdSort(y, false, sc) // the tables above are done with
 				continue
 			}
-			if sc.buf == nil {
-				sc.buf, sc.counts = make([]float64, sortChunk), make([]int, radixCounts)
+			if len(sc.buf) < len(y) { // the largest bucket comes first
+				sc.buf = make([]float64, len(y))
+			}
+			if sc.counts == nil {
+				sc.counts = make([]int, radixCounts)
 			}
 			sortChunkInPlace(y, sc.buf, sc.counts)
 		}

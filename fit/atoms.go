@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/pollfit/pollfit/internal/bulk"
 	"gonum.org/v1/gonum/mathext"
 )
 
@@ -210,12 +209,13 @@ type atomTest struct {
 }
 
 // findAtoms applies the atom rule to the settled items t with masses m
-// (nil: 1/len(t) each) and counts of real items cw (nil: 1 each; binned
+// (in any form of masses) and counts of real items cw (nil: 1 each; binned
 // input) at resolution delta; cells below floor do not
 // exist (0, or δ in the log domain, where zeros were taken out before).
 // It returns the atoms and the masses of the
-// items with the atoms' share removed (m itself when there are no atoms).
-func findAtoms(t, m, cw []float64, delta, floor float64) ([]Atom, []float64, []atomTest) {
+// items with the atoms' share removed (m itself when there are no atoms;
+// a table stays a table).
+func findAtoms(t []float64, m masses, cw []float64, delta, floor float64) ([]Atom, masses, []atomTest) {
 	n := len(t)
 	if n < AtomMinCount {
 		return nil, m, nil
@@ -300,7 +300,7 @@ func findAtoms(t, m, cw []float64, delta, floor float64) ([]Atom, []float64, []a
 		maxLeft = math.Max(maxLeft, v-wins[k].lo)
 		maxRight = math.Max(maxRight, wins[k].hi-v)
 	}
-	unit := 1 / float64(n)
+	mc := m.cursor(t, 0)
 	items := float64(n) // real items: binned input counts them in cw
 	if cw != nil {
 		items = total
@@ -319,11 +319,7 @@ func findAtoms(t, m, cw []float64, delta, floor float64) ([]Atom, []float64, []a
 			}
 			if x == cand[k] {
 				cnt[k] += c
-				if m == nil {
-					mass[k] += unit
-				} else {
-					mass[k] += m[i]
-				}
+				mass[k] += mc.of(i)
 				continue
 			}
 			if delta > 0 {
@@ -356,18 +352,7 @@ func findAtoms(t, m, cw []float64, delta, floor float64) ([]Atom, []float64, []a
 	if len(atoms) == 0 {
 		return nil, m, tests
 	}
-	out := bulk.Make[float64](n, n)
-	for i, x := range t {
-		w := unit
-		if m != nil {
-			w = m[i]
-		}
-		if f, ok := scale[x]; ok {
-			w *= f
-		}
-		out[i] = w
-	}
-	return atoms, out, tests
+	return atoms, m.scaled(t, scale), tests
 }
 
 // lineAtZero fits a least-squares line to the neighbour counts c at

@@ -250,7 +250,8 @@ func estimate(s *ingest.Sample, opt Options) (*Density, error) {
 	// Settled items, their probability masses m and, for weighted
 	// (binned) samples, their counts of real items cw: the atom and spike
 	// tests count items, and the bandwidth rules' sample size is theirs.
-	var t, m, cw []float64
+	var t, cw []float64
+	var m masses
 	if s.Weights != nil {
 		d.N = int(math.Round(s.TotalWeight()))
 		var cens float64
@@ -289,9 +290,9 @@ func estimate(s *ingest.Sample, opt Options) (*Density, error) {
 		t = s.Times
 		if s.Weights != nil {
 			W := s.TotalWeight()
-			m = bulk.Make[float64](len(t), len(t))
+			m.item = bulk.Make[float64](len(t), len(t))
 			for i, w := range s.Weights {
-				m[i] = w / W
+				m.item[i] = w / W
 			}
 			cw = s.Weights
 		}
@@ -304,7 +305,7 @@ func estimate(s *ingest.Sample, opt Options) (*Density, error) {
 	}
 
 	if k, ok, _ := parseMixtureMethod(opt.Method); ok {
-		return d.mixture(s, t, m, cw, k, opt)
+		return d.mixture(s, t, m.perItem(t), cw, k, opt)
 	}
 	if _, ok := familyParams[opt.Method]; ok {
 		dist, err := MaxLikelihood(opt.Method, s)
@@ -406,7 +407,8 @@ func (d *Density) keptShares(t, m, cw []float64, opt Options) ([]float64, []Atom
 	if len(tp) < AtomMinCount {
 		return kept, nil
 	}
-	atoms, m2, _ := findAtoms(tp, mp, cwp, d.Resolution, d.Resolution)
+	atoms, am, _ := findAtoms(tp, masses{item: mp}, cwp, d.Resolution, d.Resolution)
+	m2 := am.item
 	after := m2
 	if cw == nil {
 		ko := opt
@@ -415,7 +417,7 @@ func (d *Density) keptShares(t, m, cw []float64, opt Options) ([]float64, []Atom
 		for i := range tp {
 			k[i] = m2[i] / mp[i]
 		}
-		if spikes := d.keepSpikes(tp, m2, k, ko); spikes != nil {
+		if spikes := d.keepSpikes(tp, am, k, ko); spikes != nil {
 			after = spikes.apply(tp, m2)
 			atoms = append(atoms, spikes.atoms...)
 		}
@@ -456,9 +458,10 @@ func massOf(m []float64, i, n int) float64 {
 }
 
 // smooth estimates the continuous part (KDE or histogram) and the atoms
-// from settled times t with masses m (nil: 1/len(t) each) and counts of
-// real items cw (nil: 1 each; binned input).
-func (d *Density) smooth(t, m, cw []float64, opt Options) error {
+// from settled times t with masses m (any form of masses: a table by
+// time stays one through the atoms, the spikes and pre-binning) and
+// counts of real items cw (nil: 1 each; binned input).
+func (d *Density) smooth(t []float64, m masses, cw []float64, opt Options) error {
 	H := opt.Horizon
 	n := len(t)
 	logDom := opt.Domain == DomainLog
@@ -467,9 +470,10 @@ func (d *Density) smooth(t, m, cw []float64, opt Options) error {
 	if logDom {
 		var zero float64
 		var nz int
+		mc := m.cursor(t, 0)
 		for i, v := range t {
 			if v == 0 {
-				zero += massOf(m, i, n)
+				zero += mc.of(i)
 				nz++
 			}
 		}
@@ -480,18 +484,24 @@ func (d *Density) smooth(t, m, cw []float64, opt Options) error {
 				d.warn("every settled time is 0")
 				return nil
 			}
-			t2 := make([]float64, 0, n-nz)
-			var m2, cw2 []float64
-			for i, v := range t {
-				if v > 0 {
-					t2 = append(t2, v)
-					m2 = append(m2, massOf(m, i, n))
-					if cw != nil {
-						cw2 = append(cw2, cw[i])
+			if m.T != nil {
+				// Sorted by time (the table form): the zeros come
+				// first, and the table holds for the rest.
+				t, n = t[nz:], n-nz
+			} else {
+				t2 := make([]float64, 0, n-nz)
+				var m2, cw2 []float64
+				for i, v := range t {
+					if v > 0 {
+						t2 = append(t2, v)
+						m2 = append(m2, m.one(t, i))
+						if cw != nil {
+							cw2 = append(cw2, cw[i])
+						}
 					}
 				}
+				t, m, cw, n = t2, masses{item: m2}, cw2, len(t2)
 			}
-			t, m, cw, n = t2, m2, cw2, len(t2)
 		}
 	}
 	if n < 2 {
@@ -512,8 +522,9 @@ func (d *Density) smooth(t, m, cw []float64, opt Options) error {
 		k := cw
 		if len(atoms) > 0 {
 			k = bulk.Make[float64](n, n)
+			after, before := m2.cursor(t, 0), m.cursor(t, 0)
 			for i := range t {
-				k[i] = m2[i] / massOf(m, i, n)
+				k[i] = after.of(i) / before.of(i)
 				if cw != nil {
 					k[i] *= cw[i]
 				}
@@ -532,11 +543,12 @@ func (d *Density) smooth(t, m, cw []float64, opt Options) error {
 }
 
 // smoothPart estimates the continuous part (KDE or histogram) of settled
-// times t with masses m (nil: 1/len(t) each) and counts of real items cw
+// times t with masses ms (see masses; item by item, the fit takes them
+// one an item, pre-binned as they are) and counts of real items cw
 // (nil: 1 each), once the spikes (nil: none) take their share, and adds
 // the spikes to d.Atoms. d.Resolution and the exact atoms are set. Without
 // full, it leaves out what only the reported fit needs (the tie warning).
-func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, full bool) error {
+func (d *Density) smoothPart(t []float64, ms masses, cw []float64, spikes *spikeSet, opt Options, full bool) error {
 	H := opt.Horizon
 	n := len(t)
 	logDom := opt.Domain == DomainLog
@@ -546,10 +558,12 @@ func (d *Density) smoothPart(t, m, cw []float64, spikes *spikeSet, opt Options, 
 	// (prebin.go), and the mass left for the smooth part.
 	var ws wsample
 	var contMass float64
+	var m []float64 // item by item: the masses one an item (nil: 1/n each)
 	prebinned := n > preBinAbove && opt.Method != "histogram" && logDom
 	if prebinned {
-		ws, contMass = preBin(t, m, cw, delta, spikes)
+		ws, contMass = preBin(t, ms, cw, delta, spikes)
 	} else {
+		m = ms.perItem(t)
 		if spikes != nil {
 			m = spikes.apply(t, m)
 		}

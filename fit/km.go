@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -69,9 +70,11 @@ func NewKaplanMeier(s *ingest.Sample) *KaplanMeier {
 
 // kaplanMeier also returns the settled items' times and their shares of
 // the KM jumps: an item settled at t_j carries w·S(t_j−)/n_j (Efron's
-// redistribution to the right). The shares sum to 1 − S(last event). The
-// items come sorted by time without weights, in sample order with them.
-func kaplanMeier(s *ingest.Sample) (km *KaplanMeier, times, mass []float64) {
+// redistribution to the right). The shares sum to 1 − S(last event).
+// Without weights the items come sorted by time and the shares as a table
+// by event time (km.T: see masses); with them, in sample order, one share
+// an item.
+func kaplanMeier(s *ingest.Sample) (km *KaplanMeier, times []float64, mass masses) {
 	if s.Weights != nil {
 		return kaplanMeierWeighted(s)
 	}
@@ -90,8 +93,8 @@ func kaplanMeier(s *ingest.Sample) (km *KaplanMeier, times, mass []float64) {
 			ev = append(ev, t)
 		}
 	}
-	ev, mass = sortFloats(ev, bulk.Make[float64](len(ev), len(ev)))
-	ce, _ = sortFloats(ce, make([]float64, len(ce)))
+	sortFloats(ev)
+	sortFloats(ce)
 	// One entry per distinct event time: 10⁶ of them for 10⁷ items at
 	// millisecond resolution, so size the table once.
 	distinct := 0
@@ -104,6 +107,7 @@ func kaplanMeier(s *ingest.Sample) (km *KaplanMeier, times, mass []float64) {
 		T: make([]float64, 0, distinct), Survival: make([]float64, 0, distinct), StdErr: make([]float64, 0, distinct),
 		AtRisk: make([]float64, 0, distinct), Events: make([]float64, 0, distinct),
 	}
+	share := make([]float64, 0, distinct)
 	atRisk := float64(n)
 	var st kmStep
 	for i, c := 0, 0; i < len(ev); {
@@ -118,15 +122,12 @@ func kaplanMeier(s *ingest.Sample) (km *KaplanMeier, times, mass []float64) {
 			j++
 		}
 		d := float64(j - i)
-		f := st.surv() / atRisk
-		for k := i; k < j; k++ {
-			mass[k] = f
-		}
+		share = append(share, st.surv()/atRisk)
 		st.add(km, t, d, atRisk)
 		atRisk -= d
 		i = j
 	}
-	return km, ev, mass
+	return km, ev, masses{T: km.T, at: share}
 }
 
 // kmStep carries the product-limit estimate and Greenwood's sum from one
@@ -166,7 +167,7 @@ func (st *kmStep) add(km *KaplanMeier, t, d, atRisk float64) {
 // kaplanMeierWeighted is kaplanMeier for weighted (binned) samples, which
 // are small: item indexes sorted by time, events before censorings. The
 // settled items come back in sample order.
-func kaplanMeierWeighted(s *ingest.Sample) (*KaplanMeier, []float64, []float64) {
+func kaplanMeierWeighted(s *ingest.Sample) (*KaplanMeier, []float64, masses) {
 	n := s.Len()
 	idx := make([]int, n)
 	for i := range idx {
@@ -218,49 +219,139 @@ func kaplanMeierWeighted(s *ingest.Sample) (*KaplanMeier, []float64, []float64) 
 			mass = append(mass, share[i])
 		}
 	}
-	return km, times, mass
+	return km, times, masses{item: mass}
 }
 
-// sortFloats sorts x, whose values are ≥ 0 and not −0, using buf (as
-// long as x): on two cores for large x, each half sorted by radixSortBits,
-// then merged into buf. It returns the sorted values and the other slice,
-// free for reuse.
-func sortFloats(x, buf []float64) (sorted, free []float64) {
-	if len(x) < 1<<16 || runtime.GOMAXPROCS(0) < 2 {
-		return radixSortBits(x, buf)
+// sortFloats sorts x, whose values are ≥ 0 and not −0 — for such floats
+// the 64 bits order as the values — in place, without a buffer the size
+// of x (the LSD sort it replaces took one: 8 bytes a settled item at the
+// Kaplan–Meier step's peak, issue 18). Up to sortChunk values go to
+// radixSortBits with a buffer of their size; larger x are split in place
+// by an MSD radix pass on the 16 highest bits that vary, which permutes
+// each value into its bucket by cycles (McIlroy, Bostic & McIlroy 1993,
+// "Engineering radix sort", the American flag sort), and the buckets are
+// sorted the same way, on two cores.
+func sortFloats(x []float64) {
+	if len(x) <= sortChunk {
+		sortChunkInPlace(x, make([]float64, len(x)), nil)
+		return
 	}
-	h := len(x) / 2
-	var a, b []float64
-	var aInX, bInX bool
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		a, _ = radixSortBits(x[:h], buf[:h])
-		aInX = &a[0] == &x[0]
-	})
-	b, _ = radixSortBits(x[h:], buf[h:])
-	bInX = &b[0] == &x[h]
-	wg.Wait()
-	// Merge into whichever of x and buf holds neither sorted half.
-	var out []float64
-	switch {
-	case aInX && bInX:
-		out, free = buf, x
-	case !aInX && !bInX:
-		out, free = x, buf
-	default:
-		out, free = make([]float64, len(x)), x
+	msdSort(x, runtime.GOMAXPROCS(0) >= 2, &sortScratch{})
+}
+
+// sortScratch is one goroutine's memory for msdSort, reused from bucket
+// to bucket and level to level (fresh tables at each of the hundreds of
+// buckets above sortChunk that 10⁸ payments have were garbage of 100 MB
+// and more before the collector ran).
+type sortScratch struct {
+	buf                []float64 // radixSortBits' buffer, up to sortChunk long
+	counts             []int     // radixSortBits' digit counts
+	count, start, next []int     // by digit
+}
+
+// radixCounts is the longest digit-count table of radixSortBits: 4
+// passes of 16-bit digits.
+const radixCounts = 4 << 16
+
+// sortChunk bounds the values sorted by radixSortBits: its buffer
+// (8 MB) is the sort's memory beyond x.
+const sortChunk = 1 << 20
+
+// sortChunkInPlace sorts x by radixSortBits with buf (at least as long)
+// and counts (nil: its own) and leaves the result in x.
+func sortChunkInPlace(x, buf []float64, counts []int) {
+	if s, _ := radixSortBits(x, buf[:len(x)], counts); len(x) > 0 && &s[0] != &x[0] {
+		copy(x, s)
 	}
-	i, j := 0, 0
-	for k := range out {
-		if j >= len(b) || (i < len(a) && a[i] <= b[j]) {
-			out[k] = a[i]
-			i++
-		} else {
-			out[k] = b[j]
-			j++
+}
+
+// msdSort sorts x (longer than sortChunk) as sortFloats describes; with
+// parallel, two goroutines take the buckets by turns, largest first.
+func msdSort(x []float64, parallel bool, sc *sortScratch) {
+	lo, hi := math.Float64bits(x[0]), math.Float64bits(x[0])
+	for _, v := range x {
+		b := math.Float64bits(v)
+		lo, hi = min(lo, b), max(hi, b)
+	}
+	if lo == hi {
+		return // all equal
+	}
+	// The digit: the 16 bits from the highest one that differs between
+	// the least and the greatest value (the bits above are every value's).
+	shift := max(0, 63-bits.LeadingZeros64(lo^hi)-15)
+	const size = 1 << 16
+	digit := func(v float64) int { return int((math.Float64bits(v) >> uint(shift)) & (size - 1)) }
+	if sc.count == nil {
+		sc.count, sc.start, sc.next = make([]int, size), make([]int, size), make([]int, size)
+	}
+	count, start, next := sc.count, sc.start, sc.next
+	clear(count)
+	for _, v := range x {
+		count[digit(v)]++
+	}
+	sum := 0
+	for d, c := range count {
+		start[d], next[d] = sum, sum
+		sum += c
+	}
+	for d := range size {
+		end := start[d] + count[d]
+		for next[d] < end {
+			v := x[next[d]]
+			for {
+				dg := digit(v)
+				if dg == d {
+					break
+				}
+				v, x[next[dg]] = x[next[dg]], v
+				next[dg]++
+			}
+			x[next[d]] = v
+			next[d]++
 		}
 	}
-	return out, free
+	type bucket struct{ lo, hi int }
+	var bs []bucket
+	for d, c := range count {
+		if c > 1 {
+			bs = append(bs, bucket{start[d], start[d] + c})
+		}
+	}
+	slices.SortFunc(bs, func(a, b bucket) int { return cmp.Compare(b.hi-b.lo, a.hi-a.lo) })
+	var mu sync.Mutex
+	k := 0
+	work := func(sc *sortScratch) {
+		for {
+			mu.Lock()
+			if k == len(bs) {
+				mu.Unlock()
+				return
+			}
+			b := bs[k]
+			k++
+			mu.Unlock()
+			y := x[b.lo:b.hi]
+			if len(y) > sortChunk {
+				msdSort(y, false, sc) // the tables above are done with
+				continue
+			}
+			if len(sc.buf) < len(y) { // the largest bucket comes first
+				sc.buf = make([]float64, len(y))
+			}
+			if sc.counts == nil {
+				sc.counts = make([]int, radixCounts)
+			}
+			sortChunkInPlace(y, sc.buf, sc.counts)
+		}
+	}
+	if !parallel {
+		work(sc)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { work(&sortScratch{}) })
+	work(sc)
+	wg.Wait()
 }
 
 // radixSortBits sorts x, whose values are ≥ 0 and not −0, by their 64
@@ -269,8 +360,9 @@ func sortFloats(x, buf []float64) (sorted, free []float64) {
 // below 2¹⁸ values), skipping digits that are the same for every value.
 // buf is scratch space as long as x; it returns the sorted values
 // (in x or in buf) and the other slice. Below 2¹² values it calls
-// slices.Sort.
-func radixSortBits(x, buf []float64) (sorted, free []float64) {
+// slices.Sort. counts is scratch for the digit counts (shorter than
+// radixCounts: its own).
+func radixSortBits(x, buf []float64, counts []int) (sorted, free []float64) {
 	if len(x) < 1<<12 {
 		slices.Sort(x)
 		return x, buf
@@ -282,7 +374,11 @@ func radixSortBits(x, buf []float64) (sorted, free []float64) {
 	size := 1 << bits
 	mask := uint64(size - 1)
 	passes := int((64 + bits - 1) / bits)
-	counts := make([]int, passes*size)
+	if len(counts) < passes*size {
+		counts = make([]int, passes*size)
+	}
+	counts = counts[:passes*size]
+	clear(counts)
 	for _, v := range x {
 		k := math.Float64bits(v)
 		for p := range passes {

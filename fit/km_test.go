@@ -24,8 +24,9 @@ func TestKaplanMeierPaths(t *testing.T) {
 	for i := range w.Weights {
 		w.Weights[i] = 1
 	}
-	km1, t1, m1 := kaplanMeier(s)
-	km2, t2, m2 := kaplanMeierWeighted(w)
+	km1, t1, ms1 := kaplanMeier(s)
+	km2, t2, ms2 := kaplanMeierWeighted(w)
+	m1, m2 := ms1.perItem(t1), ms2.perItem(t2)
 	if !slices.Equal(km1.T, km2.T) || len(km1.T) < 1000 {
 		t.Fatalf("event times differ (%d vs %d)", len(km1.T), len(km2.T))
 	}
@@ -84,14 +85,15 @@ func TestKaplanMeierJSONThinned(t *testing.T) {
 	}
 }
 
-// TestSortFloats: the radix sort of Kaplan–Meier's times (sortFloats,
-// radixSortBits) orders as slices.Sort, on both sides of its size
-// thresholds (2¹², 2¹⁶ for two cores, 2¹⁸ for 16-bit digits), with ties,
-// zeros, whole seconds and values spanning decades.
+// TestSortFloats: the in-place sort of Kaplan–Meier's times (sortFloats)
+// orders as slices.Sort, on both sides of its size thresholds (2¹², 2¹⁸
+// for radixSortBits' digits, 2²⁰ for the MSD pass, and a bucket above 2²⁰
+// split again), with ties, zeros, whole seconds, values spanning decades
+// and a cluster holding most values.
 func TestSortFloats(t *testing.T) {
 	r := pcg(31)
-	for _, n := range []int{0, 1, 5, 4095, 4096, 70_000, 300_000} {
-		for _, shape := range []string{"lognormal", "whole seconds", "decades"} {
+	for _, n := range []int{0, 1, 5, 4095, 4096, 300_000, 1<<20 + 1, 3 << 20} {
+		for _, shape := range []string{"lognormal", "whole seconds", "decades", "zeros", "cluster"} {
 			x := make([]float64, n)
 			for i := range x {
 				switch shape {
@@ -101,16 +103,20 @@ func TestSortFloats(t *testing.T) {
 					x[i] = math.Round(10 * r.ExpFloat64())
 				case "decades":
 					x[i] = math.Exp(8 * r.NormFloat64())
+				case "zeros":
+					x[i] = max(0, r.NormFloat64())
+				case "cluster":
+					x[i] = 5 + 1e-3*r.Float64()
+					if r.Float64() < 0.1 {
+						x[i] = math.Exp(8 * r.NormFloat64())
+					}
 				}
 			}
 			want := slices.Clone(x)
 			slices.Sort(want)
-			got, free := sortFloats(x, make([]float64, n))
-			if !slices.Equal(got, want) {
+			sortFloats(x)
+			if !slices.Equal(x, want) {
 				t.Errorf("sortFloats(%d %s) is not sorted as slices.Sort", n, shape)
-			}
-			if n > 0 && &got[0] == &free[0] {
-				t.Errorf("sortFloats(%d %s): the free slice is the result", n, shape)
 			}
 		}
 	}

@@ -362,10 +362,12 @@ func histogram(d *Density, s *ingest.Sample, lo float64, logX bool) *plotter.His
 		bins[i] = plotter.HistogramBin{Min: edges[i], Max: edges[i+1]}
 	}
 	// Settled items and their masses: their KM shares with censoring.
-	times, mass := s.Times, []float64(nil)
-	if s.CensoredCount() > 0 {
+	times, mass := s.Times, masses{}
+	censored := s.CensoredCount() > 0
+	if censored {
 		_, times, mass = kaplanMeier(s)
 	}
+	mc := mass.cursor(times, 0)
 	W := s.TotalWeight()
 	found := false
 	for i, t := range times {
@@ -373,8 +375,8 @@ func histogram(d *Density, s *ingest.Sample, lo float64, logX bool) *plotter.His
 			continue
 		}
 		w := s.Weight(i) / W
-		if mass != nil {
-			w = mass[i]
+		if censored {
+			w = mc.of(i)
 		}
 		var k int
 		if logX {

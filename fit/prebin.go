@@ -52,11 +52,12 @@ func deroundBy(v, delta, w float64) float64 {
 	return v
 }
 
-// preBin transforms and bins the settled items t (masses m, nil: 1/len(t)
-// each; counts of real items cw, nil: 1 each) as described above, taking the spikes' shares (spikes may be nil)
-// and setting their masses. It returns the weighted sample of the
+// preBin transforms and bins the settled items t (masses m in any form of
+// masses, read in index order by a cursor per chunk; counts of real items
+// cw, nil: 1 each) as described above, taking the spikes' shares (spikes
+// may be nil) and setting their masses. It returns the weighted sample of the
 // non-empty cells and the total mass left in it.
-func preBin(t, m, cw []float64, delta float64, spikes *spikeSet) (wsample, float64) {
+func preBin(t []float64, m masses, cw []float64, delta float64, spikes *spikeSet) (wsample, float64) {
 	n := len(t)
 	tmin, tmax := minMax(t)
 	lo, hi := max(tmin-delta/2, min(tmin, delta)/2), tmax+delta/2
@@ -85,7 +86,6 @@ func preBin(t, m, cw []float64, delta float64, spikes *spikeSet) (wsample, float
 		size = buckets
 	}
 	chunks := bulk.NumChunks(n)
-	unit := 1 / float64(n)
 	// Chunks are added up in chunk order as they finish (the sums then do
 	// not depend on the schedule), and their bins reused: a fresh set per
 	// chunk cost more in page faults than the binning.
@@ -110,11 +110,9 @@ func preBin(t, m, cw []float64, delta float64, spikes *spikeSet) (wsample, float
 		// frac((i+1)φ) = frac(frac(iφ) + φ), to rounding.
 		wy := weyl(a)
 		var psum, psumSq float64
+		mc := m.cursor(t, a)
 		for i := a; i < b; i++ {
-			v, w := t[i], unit
-			if m != nil {
-				w = m[i]
-			}
+			v, w := t[i], mc.of(i)
 			if spikes != nil {
 				w = spikes.take(v, w, spike)
 			}
@@ -182,7 +180,7 @@ func preBin(t, m, cw []float64, delta float64, spikes *spikeSet) (wsample, float
 		}
 	}
 	s := wsample{neff: float64(n)}
-	if m != nil || spikes != nil || cw != nil {
+	if m.T != nil || m.item != nil || spikes != nil || cw != nil {
 		s.neff = sum * sum / sumSq
 	}
 	for j, v := range bins {

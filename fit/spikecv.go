@@ -55,7 +55,7 @@ const spikeCVItems = 1 << 15
 // count weights k; see spikeCandidates) and returns those the
 // cross-validation above keeps, measured on the whole (screened) sample,
 // or nil. d holds the resolution and the exact atoms.
-func (d *Density) keepSpikes(t, m, k []float64, opt Options) *spikeSet {
+func (d *Density) keepSpikes(t []float64, m masses, k []float64, opt Options) *spikeSet {
 	cells, st, sm, sk := spikeCandidates(t, m, k, d.Resolution)
 	if len(cells) == 0 {
 		return nil
@@ -91,7 +91,7 @@ type spikeHalf struct {
 	t, m, k, w []float64
 }
 
-func newSpikeCV(t, m, k []float64, d *Density, opt Options) *spikeCV {
+func newSpikeCV(t []float64, m masses, k []float64, d *Density, opt Options) *spikeCV {
 	n := len(t)
 	ncv := min(n, spikeCVItems)
 	step := float64(n) / float64(ncv)
@@ -108,7 +108,7 @@ func newSpikeCV(t, m, k []float64, d *Density, opt Options) *spikeCV {
 			h = &cv.half[1]
 		}
 		h.t = append(h.t, t[i])
-		mi := massOf(m, i, n)
+		mi := m.one(t, i)
 		h.m = append(h.m, mi)
 		h.w = append(h.w, mi*float64(n))
 		ki := 1.0
@@ -142,7 +142,7 @@ func (cv *spikeCV) logLiks(cells []spikeCell) []float64 {
 			if len(cells) > 0 {
 				sp = spikesOf(cells, train.t, train.m, train.k)
 			}
-			err := d.smoothPart(train.t, train.m, nil, sp, cv.opt, false)
+			err := d.smoothPart(train.t, masses{item: train.m}, nil, sp, cv.opt, false)
 			ll := make([]float64, len(test.t))
 			for i, v := range test.t {
 				ll[i] = math.NaN()

@@ -151,20 +151,21 @@ func (s *spikeSet) setMasses(part [][]float64) {
 }
 
 // spikeCandidates applies the spike rule to settled items t with masses
-// m (nil: 1/len(t) each) and count weights k (nil: 1 each; an item partly
+// m (see masses) and count weights k (nil: 1 each; an item partly
 // taken by an exact atom counts for the share left in the smooth part),
 // at data resolution delta, and returns the cells flagged and the sample
 // they were tested on: for n > 2¹⁸ an evenly strided subsample of 2¹⁸
 // items (the masses scaled to the whole), on which the regions' shares and
 // the spikes' extents are then measured too. Items at t ≤ 0 are never in
 // a spike. Which of the cells stay spikes is for keepSpikes to decide.
-func spikeCandidates(t, m, k []float64, delta float64) (cells []spikeCell, st, sm, sk []float64) {
+func spikeCandidates(t []float64, m masses, k []float64, delta float64) (cells []spikeCell, st, sm, sk []float64) {
 	n := len(t)
 	if n < AtomMinCount {
 		return nil, nil, nil, nil
 	}
-	st, sm, sk = t, m, k
-	if n > spikeScreen {
+	if n <= spikeScreen {
+		st, sm, sk = t, m.perItem(t), k
+	} else {
 		st, sm, sk = make([]float64, spikeScreen), make([]float64, spikeScreen), make([]float64, spikeScreen)
 		step := float64(n) / spikeScreen
 		// A strided read of a large sample misses the cache at every
@@ -172,9 +173,11 @@ func spikeCandidates(t, m, k []float64, delta float64) (cells []spikeCell, st, s
 		var wg sync.WaitGroup
 		for half := range 2 {
 			wg.Go(func() {
-				for j := half * spikeScreen / 2; j < (half+1)*spikeScreen/2; j++ {
+				j0 := half * spikeScreen / 2
+				mc := m.cursor(t, int(float64(j0)*step))
+				for j := j0; j < (half+1)*spikeScreen/2; j++ {
 					i := int(float64(j) * step)
-					st[j], sm[j], sk[j] = t[i], massOf(m, i, n)*step, 1
+					st[j], sm[j], sk[j] = t[i], mc.of(i)*step, 1
 					if k != nil {
 						sk[j] = k[i]
 					}

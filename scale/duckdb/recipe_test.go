@@ -68,3 +68,23 @@ func TestFind(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRecipes: any text parses without a panic into recipes of one
+// statement each, whose SQL starts with their title.
+func FuzzRecipes(f *testing.F) {
+	if doc, err := os.ReadFile("../../docs/scale.md"); err == nil {
+		f.Add(string(doc))
+	}
+	f.Add("### DuckDB\n```sql\n-- a\nSELECT 1;\n```\n")
+	f.Fuzz(func(t *testing.T, doc string) {
+		rs, err := Recipes([]byte(doc), "### DuckDB")
+		if err != nil {
+			return
+		}
+		for _, r := range rs {
+			if statements(r.SQL) > 1 || !strings.HasPrefix(r.SQL, r.Title) || r.Line < 1 {
+				t.Errorf("recipe %+v: want one statement starting with its title", r)
+			}
+		}
+	})
+}

@@ -283,7 +283,9 @@ func estimate(s *ingest.Sample, opt Options) (*Density, error) {
 				d.warn("%.3g of the mass is beyond the last settle time %gs (censored items outlive it): counted as stuck", last, km.T[len(km.T)-1])
 			}
 		}
-		if f := float64(d.Censored) / float64(s.Len()); f > 0.5 {
+		// Items, not the binned input's spread-out values: d.N counts
+		// them both ways.
+		if f := float64(d.Censored) / float64(d.N); f > 0.5 {
 			d.warn("%.0f%% of items are censored: the tail rests on few settles", 100*f)
 		}
 	} else {

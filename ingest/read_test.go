@@ -372,7 +372,8 @@ func TestReadBinned(t *testing.T) {
 }
 
 // TestBinnedMatchesRaw bins a raw sample the way docs/scale.md's queries
-// do (10 log-spaced bins per decade) and checks that the weighted
+// do, at 10 log-spaced bins per decade (the docs give 30; 10 is the
+// coarser case), and checks that the weighted
 // quantiles of the binned sample are those of the raw one to within one
 // bin: a bin spans a factor 10^0.1 ≈ 1.26.
 func TestBinnedMatchesRaw(t *testing.T) {

@@ -77,6 +77,8 @@ func settledInstants(s *ingest.Sample) (settled, created []int64) {
 	if s.Created == nil {
 		return nil, nil
 	}
+	n := s.Len() - s.CensoredCount()
+	settled, created = make([]int64, 0, n), make([]int64, 0, n)
 	for i, t := range s.Times {
 		if s.IsCensored(i) {
 			continue

@@ -296,7 +296,11 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	if err == nil {
 		scheds = append(scheds, fixed)
 	}
-	items, timed := itemsOf(test), timedOf(test)
+	items := itemsOf(test)
+	var timed *optimize.Timed // the held-out items with their creation instants, for wall-clock schedules
+	if sec.Clock != nil {
+		timed = timedOf(test)
+	}
 	ages, labels = HorizonAges(ages, labels, o.Horizon)
 	sec.Ages, sec.Labels = ages, labels
 	opt := optimize.ScoreOptions{Ages: ages, Seed: p.Seed}

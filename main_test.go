@@ -58,6 +58,10 @@ var cliCases = []struct {
 	// that binds is named with its flag.
 	{"plan_latency", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--budget|10|-q", 0},
 	{"plan_horizon_zero", "plan|--budget|10|--horizon|0", 2},
+	// Issue 17 must show: at "now"'s budgets and horizon the default plan
+	// has at most 4 phases and a held-out mean lag at least 10% below
+	// "now"'s, at no more stuck or mean polls.
+	{"issue17_plan_now_budgets", "plan|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--horizon|15m|--budget|152|--mean-polls|19|-q", 0},
 	{"plan_min_gap_binds", "plan|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--horizon|15m|--budget|152|--min-gap|5s|--phases|3|-q", 0},
 	// Issue 11: a mixture of lognormals, K by BIC, in fit and plan.
 	{"fit_mixture_payments", "fit|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--method|lognormal-mixture|-o|/dev/null", 0},

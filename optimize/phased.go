@@ -15,6 +15,14 @@ const MaxPhases = 8
 // the exact optimum's at the same budget.
 const AutoRatio = 1.05
 
+// AutoSlack is the least gain, as a share of the exact optimum's mean
+// lag, that pays for one more phase: auto takes K−1 phases over the K
+// that first comes within AutoRatio when K−1 is within AutoSlack of it.
+// A fitted density is rarely right to 1% of the lag (its sampling error
+// alone is about that on 10⁴ rows), so a smaller gain is as likely to be
+// a loss on the next rows.
+const AutoSlack = 0.01
+
 // Phased returns the best schedule of at most k phases under budget b: a
 // first poll "at S", then phases "every G until U" with G from o.NiceGaps
 // within [MinGap, MaxGap], each ending at any of its polls (U is printed
@@ -177,7 +185,7 @@ func PickPhases(simple []Simplicity, k int) (*Result, error) {
 		}
 		last = s.Result
 		if k == 0 && s.Ratio <= AutoRatio {
-			return last, nil
+			return fewestNear(simple, s), nil
 		}
 		best = min(best, s.Ratio)
 	}
@@ -192,6 +200,23 @@ func PickPhases(simple []Simplicity, k int) (*Result, error) {
 		}
 	}
 	return last, nil
+}
+
+// fewestNear returns the schedule of the fewest phases, down from pick's,
+// whose ratios are all within AutoSlack of pick's.
+func fewestNear(simple []Simplicity, pick Simplicity) *Result {
+	best := pick
+	for i := len(simple) - 1; i >= 0; i-- {
+		s := simple[i]
+		if s.K >= pick.K {
+			continue
+		}
+		if s.Err != nil || s.Ratio > pick.Ratio+AutoSlack {
+			break
+		}
+		best = s
+	}
+	return best.Result
 }
 
 func ratio(a, b float64) float64 {

@@ -355,3 +355,31 @@ func TestPickPhasesAuto(t *testing.T) {
 		}
 	}
 }
+
+// TestPickPhasesSlack: auto takes the fewest phases within AutoRatio, then
+// steps back while every step stays within AutoSlack of that ratio (not
+// of the last step's: the slack does not add up).
+func TestPickPhasesSlack(t *testing.T) {
+	mk := func(ratios ...float64) []Simplicity {
+		var out []Simplicity
+		for i, r := range ratios {
+			out = append(out, Simplicity{K: i + 1, Ratio: r, Result: &Result{Phases: i + 1}})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		ratios []float64
+		want   int
+	}{
+		{[]float64{1.2, 1.14, 1.09, 1.059, 1.049, 1.045}, 4}, // payments at "now"'s budgets
+		{[]float64{1.2, 1.06, 1.045}, 3},                     // 1.5% is worth a phase
+		{[]float64{1.2, 1.055, 1.051, 1.048}, 2},             // within 0.01 of 1.048 down to K=2
+		{[]float64{1.062, 1.054, 1.046}, 2},                  // 1.062 is within 0.01 of 1.054 but not of 1.046: the slack does not chain
+		{[]float64{1.03}, 1},
+	} {
+		r, err := PickPhases(mk(tc.ratios...), 0)
+		if err != nil || r.Phases != tc.want {
+			t.Errorf("ratios %v: picked %v phases (%v), want %d", tc.ratios, r.Phases, err, tc.want)
+		}
+	}
+}

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/outfile"
 	"github.com/pollfit/pollfit/internal/plot"
 	"github.com/pollfit/pollfit/optimize"
@@ -250,11 +252,15 @@ func (sw Sweep) sweep(a *arena, pt part, many bool, budgets []optimize.Budget, b
 		progress = "sweep: " + pt.title() + ", "
 	}
 	opt := optimize.ScoreOptions{Seed: sw.Seed, Draws: sw.Draws}
+	// The budget counter rewrites its line (\r): for a person at a
+	// terminal, not for logs.
+	f, _ := stderr.(*os.File)
+	show := !sw.Quiet && ingest.TerminalProgress(f) != nil
 	var rows []SweepRow
 	var warnings []string
 	for i, b := range budgets {
 		v := sweepValue(b, byMean)
-		if !sw.Quiet {
+		if show {
 			fmt.Fprintf(stderr, "\r%sbudget %d of %d (%s)", progress, i+1, len(budgets), budgetText(b))
 		}
 		entries, warn, err := a.contenders(b, fams, opt)
@@ -268,7 +274,7 @@ func (sw Sweep) sweep(a *arena, pt part, many bool, budgets []optimize.Budget, b
 			rows = append(rows, sweepRow(pt, e, v, optimize.ScoreSchedule(e.Schedule, a.testItems, opt)))
 		}
 	}
-	if !sw.Quiet && len(budgets) > 0 {
+	if show && len(budgets) > 0 {
 		fmt.Fprintln(stderr)
 	}
 	for _, w := range shortfallWarnings(users, a.testItems) {

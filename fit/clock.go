@@ -49,7 +49,7 @@ const (
 	ClockMinShare   = 0.05
 	ClockMinZ       = 8
 	ClockMinPeriods = 8
-	clockMaxItems   = 200_000 // instants examined at most
+	ClockMaxItems   = 200_000 // instants examined at most (evenly spaced through the input)
 	clockBins       = 200
 )
 
@@ -174,10 +174,10 @@ func MeasureClock(settled, created []int64, period, offset time.Duration) Clock 
 	return describe(xs, cs, period, pk, grain, offset)
 }
 
-// clockSubsample returns at most clockMaxItems instants, evenly spaced
+// clockSubsample returns at most ClockMaxItems instants, evenly spaced
 // through the input.
 func clockSubsample(settled, created []int64) (xs, cs []int64) {
-	step := max(1, len(settled)/clockMaxItems)
+	step := max(1, len(settled)/ClockMaxItems)
 	for i := 0; i < len(settled); i += step {
 		xs = append(xs, settled[i])
 		if created != nil {

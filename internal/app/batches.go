@@ -71,20 +71,27 @@ type batchFinding struct {
 }
 
 // settledInstants returns the settle instants (Unix ns) of the sample's
-// settled items and their creation instants; nil when the sample has no
-// creation instants.
+// settled items and their creation instants, every k-th settled item when
+// there are more than fit.ClockMaxItems: the items DetectClock and
+// MeasureClock examine, without copies of the rest. Nil when the sample
+// has no creation instants.
 func settledInstants(s *ingest.Sample) (settled, created []int64) {
 	if s.Created == nil {
 		return nil, nil
 	}
 	n := s.Len() - s.CensoredCount()
-	settled, created = make([]int64, 0, n), make([]int64, 0, n)
+	step := max(1, n/fit.ClockMaxItems)
+	settled, created = make([]int64, 0, n/step+1), make([]int64, 0, n/step+1)
+	j := 0
 	for i, t := range s.Times {
 		if s.IsCensored(i) {
 			continue
 		}
-		settled = append(settled, s.Created[i]+int64(math.Round(t*1e9)))
-		created = append(created, s.Created[i])
+		if j%step == 0 {
+			settled = append(settled, s.Created[i]+int64(math.Round(t*1e9)))
+			created = append(created, s.Created[i])
+		}
+		j++
 	}
 	return settled, created
 }

@@ -281,7 +281,7 @@ func (p *plan) chooseUnit() error {
 	case p.opt.Unit > 0:
 		p.unit, p.unitFrom = p.opt.Unit, UnitFromOption
 		if named != 0 && named != p.opt.Unit {
-			p.warnings = append(p.warnings, fmt.Sprintf("the column name %q says %s, but the unit is set to %s (--unit): values are read as %s", namedCol, named, p.opt.Unit, p.opt.Unit))
+			p.warnings = append(p.warnings, fmt.Sprintf("the column name %q says %s, but the unit is set to %s (--unit): plain numbers are read as %s (durations such as 1.5s keep their own unit)", namedCol, named, p.opt.Unit, p.opt.Unit))
 		}
 	case named != 0:
 		p.unit, p.unitFrom, p.unitCol = named, UnitFromName, namedCol

@@ -15,6 +15,7 @@
 # 2-core machine wall times follow it, CPU seconds much less.
 set -eu
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 RUNS=${1:-5}
 [ $# -gt 0 ] && shift
 SIZES=${*:-2000000 10000000}
@@ -26,7 +27,6 @@ done
 go build -o "$DIR/gen" ./fixtures/gen
 go build -o "$DIR/pollfit" .
 
-med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 echo "runs $RUNS (medians), $(nproc) cores, load before $(cut -d' ' -f1-3 /proc/loadavg), $(gzip --version | head -1), $(zstd --version)"
 for rows in $SIZES; do

@@ -22,6 +22,7 @@
 # scale/duckdb downloads the driver (32 MB) and links DuckDB (~30 s).
 set -eu
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 ROWS=${1:-10000000}
 RUNS=${2:-3}
 DIR=${BENCH_DIR:-/tmp/pollfit-duckdb}
@@ -36,24 +37,8 @@ go build -o "$DIR/pollfit" .
 
 # run NAME CMD...: RUNS timed runs, then the medians.
 run() {
-	name=$1
-	shift
-	: >"$DIR/times"
-	i=0
-	while [ "$i" -lt "$RUNS" ]; do
-		/usr/bin/time -f '%e %M %U %S' -o "$DIR/time1" "$@" >/dev/null 2>"$DIR/stderr" || {
-			echo "$name: failed:" >&2
-			cat "$DIR/stderr" >&2
-			return 1
-		}
-		cat "$DIR/time1" >>"$DIR/times"
-		i=$((i + 1))
-	done
-	med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-	sec=$(awk '{print $1}' "$DIR/times" | med)
-	mem=$(awk '{print $2}' "$DIR/times" | med)
-	cpu=$(awk '{print $3 + $4}' "$DIR/times" | med)
-	echo "$name $sec $cpu $mem" | awk -v rows="$ROWS" '{printf "%-12s wall %7.2f s  %6.1f M rows/s  cpu %7.2f s  %6.0f MB peak\n", $1, $2, rows/$2/1e6, $3, $4/1024}'
+	timed_runs "$@" || return 1
+	echo "$1 $(medians)" | awk -v rows="$ROWS" '{printf "%-12s wall %7.2f s  %6.1f M rows/s  cpu %7.2f s  %6.0f MB peak\n", $1, $2, rows/$2/1e6, $4, $3/1024}'
 }
 
 echo "rows $ROWS, runs $RUNS (medians), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"

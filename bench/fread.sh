@@ -20,6 +20,7 @@
 # figure when it is above the core count.
 set -eu
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 ROWS=${1:-10000000}
 RUNS=${2:-5}
 DIR=${BENCH_DIR:-/tmp/pollfit-ingest}
@@ -39,8 +40,6 @@ invisible(gc()); t <- system.time(x <- fread('$CSV', select = 'settle_s'))
 stopifnot(nrow(x) == $ROWS)
 cat(t[['elapsed']], t[['user.self']] + t[['sys.self']], getDTthreads(), '\n')"
 }
-
-med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 echo "rows $ROWS, runs $RUNS (medians), $(nproc) cores, load before $(cut -d' ' -f1-3 /proc/loadavg), $(Rscript -e 'cat(R.version.string, "data.table", format(packageVersion("data.table")))')"
 : >"$DIR/fr.pollfit"

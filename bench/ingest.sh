@@ -19,6 +19,7 @@
 # two idle cores, wall time is about CPU time / 2 for the parallel parts.
 set -eu
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 ROWS=${1:-10000000}
 RUNS=${2:-5}
 DIR=${BENCH_DIR:-/tmp/pollfit-ingest}
@@ -37,23 +38,8 @@ fi
 
 # run NAME CMD...: RUNS timed runs, then the medians.
 run() {
-	name=$1
-	shift
-	: >"$DIR/times"
-	i=0
-	while [ "$i" -lt "$RUNS" ]; do
-		/usr/bin/time -f '%e %M %U %S' -o "$DIR/time1" "$@" >/dev/null 2>"$DIR/stderr" || {
-			echo "$name: failed:" >&2
-			cat "$DIR/stderr" >&2
-			return 1
-		}
-		cat "$DIR/time1" >>"$DIR/times"
-		i=$((i + 1))
-	done
-	sec=$(sort -n "$DIR/times" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-	mem=$(awk '{print $2}' "$DIR/times" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-	cpu=$(awk '{print $3 + $4}' "$DIR/times" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-	echo "$name" "$sec" "$mem" "$cpu" | awk -v rows="$ROWS" '{printf "%-24s wall %6.2f s  %5.1f M rows/s  cpu %6.2f s  %5.1f M rows/cpu-s  %5.0f MB peak\n", $1, $2, rows/$2/1e6, $4, rows/$4/1e6, $3/1024}'
+	timed_runs "$@" || return 1
+	echo "$1 $(medians)" | awk -v rows="$ROWS" '{printf "%-24s wall %6.2f s  %5.1f M rows/s  cpu %6.2f s  %5.1f M rows/cpu-s  %5.0f MB peak\n", $1, $2, rows/$2/1e6, $4, rows/$4/1e6, $3/1024}'
 }
 
 echo "rows $ROWS, runs $RUNS (medians), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -273,14 +273,15 @@ func (d *derived) binding(s Solve) []string {
 					ratioText(f), optimize.MaxPhases)})
 			}
 			if f := ratio(lag, bestLag); f > bindRatio {
+				// The fewest phases within AutoSlack of the best of them.
 				k := d.Simple[best].K
 				for _, x := range d.Simple {
-					if x.Err == nil && x.MeanLag <= optimize.AutoRatio*ex.Expected.MeanLag {
+					if x.Err == nil && x.MeanLag <= (1+optimize.AutoSlack)*bestLag {
 						k = x.K
 						break
 					}
 				}
-				causes = append(causes, cause{f, fmt.Sprintf("the number of phases binds (×%s against %d phases): --phases %d", ratioText(f), d.Simple[best].K, k)})
+				causes = append(causes, cause{f, fmt.Sprintf("the number of phases binds (×%s against %d phases): --phases %d", ratioText(ratio(lag, d.Simple[k-1].MeanLag)), k, k)})
 			}
 		}
 	}

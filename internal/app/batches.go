@@ -124,12 +124,17 @@ func (f *batchFinding) String() string {
 	if !f.Found {
 		return f.Why
 	}
+	return "wall-clock batches " + f.describe()
+}
+
+// describe says what was found, after "wall-clock batches".
+func (f *batchFinding) describe() string {
 	c := f.Clock
 	how := "detected; --batch-period states another, off ignores them"
 	if f.Stated {
 		how = "as --batch-period states"
 	}
-	s := fmt.Sprintf("wall-clock batches every %s, boundaries %s past each (UTC): %.0f%% of settles, %s after the boundary (median; p95 %s); %s",
+	s := fmt.Sprintf("every %s, boundaries %s past each (UTC): %.0f%% of settles, %s after the boundary (median; p95 %s); %s",
 		optimize.FormatDuration(c.Period), optimize.FormatDuration(c.Offset), 100*c.Share,
 		optimize.FormatDuration(c.DelayMedian.Round(time.Millisecond)), optimize.FormatDuration(c.DelayP95.Round(time.Millisecond)), how)
 	if c.Unsure != "" {

@@ -297,26 +297,18 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		scheds = append(scheds, fixed)
 	}
 	items := itemsOf(test)
-	var timed *optimize.Timed // the held-out items with their creation instants, for wall-clock schedules
-	if sec.Clock != nil {
-		timed = timedOf(test)
-	}
+	scored := scoringOf(test, items)
 	ages, labels = HorizonAges(ages, labels, o.Horizon)
 	sec.Ages, sec.Labels = ages, labels
 	opt := optimize.ScoreOptions{Ages: ages, Seed: p.Seed}
 	for _, s := range scheds {
-		sc := optimize.ScoreSchedule(s, items, opt)
-		if s.Clocked() && timed != nil {
-			sc = optimize.ScoreTimed(s, timed, opt)
-		}
-		sec.Rows = append(sec.Rows, report.NewRow(sc, labels, nil))
+		sec.Rows = append(sec.Rows, report.NewRow(scored.score(s, opt), labels, nil))
 	}
 	sec.Schedules = scheds
 	switch {
 	case sec.Clock != nil:
-		se := optimize.ScoreOptions{Ages: []time.Duration{}, LagSE: true}
-		fitted, held := optimize.ScoreTimed(sec.Clock.Schedule, timedOf(train), se), optimize.ScoreTimed(sec.Clock.Schedule, timed, se)
-		sec.ClockFit, sec.ClockTest = &fitted, &held
+		held := scored.score(sec.Clock.Schedule, optimize.ScoreOptions{Ages: []time.Duration{}, LagSE: true})
+		sec.ClockTest = &held
 	case model == nil:
 		sec.Lag = scoreLag(d, der.Result, items, test, train, o, p.Seed)
 	}
@@ -348,6 +340,8 @@ func planClock(sec *section, dist optimize.Distribution, sv Solve) {
 	spend := max(age.MeanPolls, sv.Budget.MeanPolls) * 1.01
 	if in.MeanLag < (1-clockGain)*age.MeanLag && in.MeanPolls <= spend {
 		sec.Clock = cr
+		fitted := optimize.ScoreTimed(cr.Schedule, td, optimize.ScoreOptions{Ages: []time.Duration{}, LagSE: true})
+		sec.ClockFit = &fitted
 		sec.ClockNote = fmt.Sprintf("on the rows fitted: mean lag %s at %.3g mean polls, the age-only schedule's %s at %.3g",
 			formatSeconds(in.MeanLag), in.MeanPolls, formatSeconds(age.MeanLag), age.MeanPolls)
 		return

@@ -678,7 +678,7 @@ func scheduleFacts(s *section, b optimize.Budget) []html.Fact {
 	}
 	if c := s.Clock; c != nil {
 		lo, hi := c.Schedule.StuckPollsRange()
-		out = append(out, html.Fact{Label: "wall-clock batches", Value: strings.TrimPrefix(s.Batches.String(), "wall-clock batches ")},
+		out = append(out, html.Fact{Label: "wall-clock batches", Value: s.Batches.describe()},
 			html.Fact{Label: "on the rows fitted", Value: strings.TrimPrefix(s.ClockNote, "on the rows fitted: ")})
 		if t := s.ClockTest; t != nil && t.HasData && s.HeldOut {
 			out = append(out, html.Fact{Label: "held-out", Value: fmt.Sprintf("mean lag %s at %.3g mean polls", formatSeconds(t.MeanLag), t.MeanPolls)})

@@ -49,7 +49,7 @@ const (
 	ClockMinShare   = 0.05
 	ClockMinZ       = 8
 	ClockMinPeriods = 8
-	ClockMaxItems   = 200_000 // instants examined at most (evenly spaced through the input)
+	ClockMaxItems   = 200_000 // instants examined: every ⌊n/ClockMaxItems⌋-th, fewer than twice this
 	clockBins       = 200
 )
 
@@ -88,7 +88,7 @@ var ClockPeriods = func() []time.Duration {
 // of the largest share is the batches' period. The boundary is the first
 // percentile of the peak's phases, rounded down to a round instant (1 s
 // for periods of a minute or more, 100 ms from 10 s, else 10 ms).
-// At most 200,000 instants are examined, evenly spaced through the input.
+// Every k-th instant is examined, k = ⌊n/ClockMaxItems⌋ (fewer than 400,000).
 func DetectClock(settled, created []int64) (Clock, bool, string) {
 	if created != nil && len(created) != len(settled) {
 		panic("fit: DetectClock: settled and created lengths differ")
@@ -107,10 +107,12 @@ func DetectClock(settled, created []int64) (Clock, bool, string) {
 	}
 	var all []found
 	bestShare := 0.0
+	var longest time.Duration // the longest period tested
 	for _, p := range ClockPeriods {
 		if p < 20*grain || span < ClockMinPeriods*p {
 			continue
 		}
+		longest = p
 		pk := findPeak(xs, p, grain)
 		if pk.share < ClockMinShare || pk.z < ClockMinZ || pk.width > p/4 {
 			continue
@@ -119,15 +121,7 @@ func DetectClock(settled, created []int64) (Clock, bool, string) {
 		bestShare = max(bestShare, pk.share)
 	}
 	if len(all) == 0 {
-		tested := 0
-		var longest time.Duration
-		for _, p := range ClockPeriods {
-			if p >= 20*grain && span >= ClockMinPeriods*p {
-				tested++
-				longest = p
-			}
-		}
-		if tested == 0 {
+		if longest == 0 {
 			return Clock{Items: len(xs), Grain: grain}, false, fmt.Sprintf("no wall-clock batches looked for: the settle instants span %s in steps of %s, and a period from %s to %s is tested only over %d of them, each of at least 20 steps", fmtDur(span), fmtDur(grain), fmtDur(ClockPeriods[0]), fmtDur(ClockPeriods[len(ClockPeriods)-1]), ClockMinPeriods)
 		}
 		return Clock{Items: len(xs), Grain: grain}, false, fmt.Sprintf("no wall-clock batches: no period from %s to %s (the %s of settle instants span %d of them) holds %.0f%% of settles in a peak after its boundaries", fmtDur(ClockPeriods[0]), fmtDur(longest), fmtDur(span), ClockMinPeriods, ClockMinShare*100)
@@ -174,10 +168,13 @@ func MeasureClock(settled, created []int64, period, offset time.Duration) Clock 
 	return describe(xs, cs, period, pk, grain, offset)
 }
 
-// clockSubsample returns at most ClockMaxItems instants, evenly spaced
-// through the input.
+// clockSubsample returns every k-th instant, k = ⌊n/ClockMaxItems⌋ (so
+// fewer than 2·ClockMaxItems), or the input itself when k is 1.
 func clockSubsample(settled, created []int64) (xs, cs []int64) {
 	step := max(1, len(settled)/ClockMaxItems)
+	if step == 1 {
+		return settled, created
+	}
 	for i := 0; i < len(settled); i += step {
 		xs = append(xs, settled[i])
 		if created != nil {

@@ -100,11 +100,7 @@ func (p Phase) clockGap(created int64, last time.Duration) time.Duration {
 	period := int64(p.Gap)
 	best := period
 	for _, o := range p.Offsets {
-		r := (at - int64(o)) % period
-		if r < 0 {
-			r += period
-		}
-		best = min(best, period-r)
+		best = min(best, period-mod(at-int64(o), period))
 	}
 	return time.Duration(best)
 }
@@ -128,10 +124,15 @@ func (s Schedule) StuckPollsRange() (lo, hi int) {
 		n := s.StuckPolls()
 		return n, n
 	}
+	if err := s.validateShape(); err != nil {
+		panic("optimize: " + err.Error())
+	}
 	span, step := s.clockSpan()
 	lo = -1
+	var buf []time.Duration
 	try := func(c int64) {
-		n := len(s.PollsAt(c))
+		buf = s.appendPollsAt(buf[:0], c)
+		n := len(buf)
 		if lo < 0 || n < lo {
 			lo = n
 		}
@@ -140,7 +141,7 @@ func (s Schedule) StuckPollsRange() (lo, hi int) {
 	for c := int64(0); c < span; c += step {
 		try(c)
 	}
-	from := s.Start
+	from, h := s.Start, s.Horizon()
 	for _, p := range s.Phases {
 		switch p.Growth {
 		case Once:
@@ -152,8 +153,8 @@ func (s Schedule) StuckPollsRange() (lo, hi int) {
 			continue
 		}
 		for _, o := range p.Offsets {
-			for _, edge := range []time.Duration{from, p.Until, s.Horizon()} {
-				c := ((int64(o)-int64(edge))%int64(p.Gap) + int64(p.Gap)) % int64(p.Gap)
+			for _, edge := range []time.Duration{from, p.Until, h} {
+				c := mod(int64(o)-int64(edge), int64(p.Gap))
 				try(c)
 				try(c + 1)
 			}
@@ -227,4 +228,13 @@ func scoreClockAges(s Schedule, sc Score) Score {
 	}
 	sc.StuckPolls /= float64(n)
 	return sc
+}
+
+// mod returns x mod p in [0, p), for p > 0.
+func mod(x, p int64) int64 {
+	r := x % p
+	if r < 0 {
+		r += p
+	}
+	return r
 }

@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -86,11 +87,10 @@ func PlanClock(d Distribution, b Budget, o ClockOptions, td *Timed, period time.
 	grain := NiceNearest(period / clockGrainDivisor)
 	cs := newClockSearch(td, period, grain, h)
 	type trial struct {
-		a        time.Duration
-		offsets  []time.Duration
-		ageB     Budget
-		total    float64 // E[lag; caught], seconds per item
-		ageExact *Result
+		a       time.Duration
+		offsets []time.Duration
+		ageB    Budget
+		total   float64 // E[lag; caught], seconds per item
 	}
 	var best *trial
 	var lastErr error
@@ -106,7 +106,7 @@ func PlanClock(d Distribution, b Budget, o ClockOptions, td *Timed, period time.
 			if err == nil {
 				var r *Result
 				if r, err = ex.Exact(); err == nil {
-					t := &trial{a: a, offsets: offs, ageB: ageB, total: r.Expected.TotalLag + clockLag, ageExact: r}
+					t := &trial{a: a, offsets: offs, ageB: ageB, total: r.Expected.TotalLag + clockLag}
 					if best == nil || t.total < best.total {
 						best = t
 					}
@@ -216,13 +216,7 @@ func newClockSearch(td *Timed, period, grain, horizon time.Duration) *clockSearc
 }
 
 // phase returns x mod period in [0, period).
-func (cs *clockSearch) phase(x int64) int64 {
-	r := x % cs.period
-	if r < 0 {
-		r += cs.period
-	}
-	return r
-}
+func (cs *clockSearch) phase(x int64) int64 { return mod(x, cs.period) }
 
 // offsets returns the m offsets that minimise the weighted lag of the
 // items settling after age a and by the horizon, and that lag summed per
@@ -238,7 +232,7 @@ func (cs *clockSearch) offsets(a time.Duration, m int) ([]time.Duration, float64
 	if len(pts) == 0 {
 		return []time.Duration{0}, 0
 	}
-	slices.SortFunc(pts, func(x, y pt) int { return cmpFloat(x.u, y.u) })
+	slices.SortFunc(pts, func(x, y pt) int { return cmp.Compare(x.u, y.u) })
 	n := len(pts)
 	cw, cwu := make([]float64, n+1), make([]float64, n+1)
 	for i, p := range pts {

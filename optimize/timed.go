@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -134,7 +135,7 @@ func ScoreTimed(s Schedule, td *Timed, opt ScoreOptions) Score {
 	sc.MeanLag, sc.MedianLag, sc.P95Lag, sc.P99Lag = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	if caught > 0 {
 		sc.MeanLag = roundNanos(lagSum / caught)
-		slices.SortFunc(lags, func(a, b lagW) int { return cmpFloat(a.lag, b.lag) })
+		slices.SortFunc(lags, func(a, b lagW) int { return cmp.Compare(a.lag, b.lag) })
 		q := func(p float64) float64 {
 			target, acc := p*caught*(1-1e-12), 0.0
 			for _, l := range lags {
@@ -155,14 +156,4 @@ func ScoreTimed(s Schedule, td *Timed, opt ScoreOptions) Score {
 		sc.MeanLagSE = math.Sqrt(ss/caught*nCaught/(nCaught-1)) / math.Sqrt(nCaught)
 	}
 	return sc
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

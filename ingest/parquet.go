@@ -24,6 +24,7 @@ type pqFile struct {
 	cols     []pq.Column
 	consts   [nRoles][]byte
 	rowGroup []int64 // rows per row group
+	rows     int64   // their sum
 	// plain is set when the duration column alone is read and holds
 	// plain signed integers or floats: readPlain can decode it.
 	plain   bool
@@ -68,9 +69,7 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 	}
 	rows := int64(0)
 	for _, f := range files {
-		for _, n := range f.rowGroup {
-			rows += n
-		}
+		rows += f.rows
 	}
 	// The footers' row counts size the sample: refuse, before asking for
 	// the memory, more than may be read or memory holds.
@@ -151,11 +150,7 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 			}
 			u.b = batch{}
 			if n := f.rowGroup[u.rg]; n > 0 {
-				total := int64(0)
-				for _, x := range f.rowGroup {
-					total += x
-				}
-				bar.add(f.in.size * n / total)
+				bar.add(f.in.size * n / f.rows)
 			}
 		}
 		if firstErr != nil {
@@ -176,6 +171,7 @@ func openParquetLayout(in input, p *plan) (f *pqFile, err error) {
 	f = &pqFile{in: in, cols: rdr.Columns}
 	for rg := range rdr.NumRowGroups() {
 		f.rowGroup = append(f.rowGroup, rdr.RowGroup(rg).NumRows)
+		f.rows += rdr.RowGroup(rg).NumRows
 	}
 	var names []string
 	for _, c := range rdr.Columns {
@@ -200,6 +196,9 @@ func openParquetLayout(in input, p *plan) (f *pqFile, err error) {
 			return nil, &ParseError{File: in.path, RowGroup: -1, Column: name, Err: fmt.Errorf("%w; the file has %s", ErrMissingColumn, listColumns(names, in.part))}
 		}
 		k := classify(&rdr.Columns[i], rdr.durNs[name])
+		if k.unitNs > 0 {
+			k.limit = math.MaxInt64 / k.unitNs
+		}
 		if err := checkType(p, role(r), k); err != nil {
 			return nil, &ParseError{File: in.path, RowGroup: -1, Column: name, Err: err}
 		}
@@ -303,7 +302,8 @@ const (
 type pqKind struct {
 	class    pqClass
 	unitNs   int64
-	unsigned bool // an INT32 that holds a uint32
+	limit    int64 // math.MaxInt64 / unitNs: the most units that fit in int64 nanoseconds
+	unsigned bool  // an INT32 that holds a uint32
 	int96    bool
 	name     string
 }
@@ -760,7 +760,8 @@ func (c *pqCursor) cell(x *cell, v *pq.Values, k int) error {
 	}
 	switch v.Type {
 	case pq.Boolean:
-		*x = cell{kind: cellText, b: []byte(strconv.FormatBool(v.Bool[k]))}
+		c.buf = strconv.AppendBool(c.buf[:0], v.Bool[k])
+		*x = cell{kind: cellText, b: c.buf}
 	case pq.Int32:
 		i := int64(v.Int32[k])
 		if kd.unsigned {
@@ -768,7 +769,7 @@ func (c *pqCursor) cell(x *cell, v *pq.Values, k int) error {
 		}
 		switch kd.class {
 		case kDate, kTimestamp:
-			*x = nanosCell(i, kd.unitNs, math.MaxInt64/kd.unitNs)
+			*x = nanosCell(i, kd.unitNs, kd.limit)
 		default:
 			integer(i)
 		}
@@ -783,7 +784,7 @@ func (c *pqCursor) cell(x *cell, v *pq.Values, k int) error {
 			}
 			*x = cell{kind: cellNum, f: float64(uint64(i))}
 		case kDuration, kTimestamp, kDate:
-			*x = nanosCell(i, kd.unitNs, math.MaxInt64/kd.unitNs)
+			*x = nanosCell(i, kd.unitNs, kd.limit)
 		default:
 			integer(i)
 		}

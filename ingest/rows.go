@@ -1150,7 +1150,7 @@ func (m *merger) warnObserved(p *plan) {
 	}
 	if late > 0 {
 		m.rep.warn("%d rows settled after the observation time %s (the last at %s): pending rows' ages run to it, so they are too short; set --observed-at to when the log was taken",
-			late, time.Unix(0, p.observedNs).UTC().Format(time.RFC3339Nano), time.Unix(0, last).UTC().Format(time.RFC3339Nano))
+			late, fmtNanos(p.observedNs), fmtNanos(last))
 	}
 }
 

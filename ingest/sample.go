@@ -103,46 +103,56 @@ func (s *Sample) Subset(keep func(i int) bool) *Sample { return s.pick(keep, fal
 // pick returns the items i with keep(i), sized once (a sample of 10⁷ is
 // copied in holdout splits); with labels, their segments too.
 func (s *Sample) pick(keep func(i int) bool, labels bool) *Sample {
-	out := &Sample{}
 	m := 0
 	for i := range s.Times {
 		if keep(i) {
 			m++
 		}
 	}
-	out.Times = bulk.Make[float64](0, m)
-	if s.Censored != nil {
-		out.Censored = bulk.Make[bool](0, m)
-	}
-	if s.Weights != nil {
-		out.Weights = bulk.Make[float64](0, m)
-	}
-	if labels && s.Segment != nil {
-		out.SegmentNames = s.SegmentNames
-		out.Segment = bulk.Make[int32](0, m)
-	}
-	if s.Created != nil {
-		out.Created = bulk.Make[int64](0, m)
-	}
+	out := s.newLike(m, labels)
 	for i := range s.Times {
-		if !keep(i) {
-			continue
-		}
-		out.Times = append(out.Times, s.Times[i])
-		if s.Censored != nil {
-			out.Censored = append(out.Censored, s.Censored[i])
-		}
-		if s.Weights != nil {
-			out.Weights = append(out.Weights, s.Weights[i])
-		}
-		if out.Segment != nil {
-			out.Segment = append(out.Segment, s.Segment[i])
-		}
-		if out.Created != nil {
-			out.Created = append(out.Created, s.Created[i])
+		if keep(i) {
+			out.appendItem(s, i)
 		}
 	}
 	return out
+}
+
+// newLike returns an empty sample with room for n items and the columns
+// s has (the segment labels only with labels).
+func (s *Sample) newLike(n int, labels bool) *Sample {
+	out := &Sample{Times: bulk.Make[float64](0, n)}
+	if s.Censored != nil {
+		out.Censored = bulk.Make[bool](0, n)
+	}
+	if s.Weights != nil {
+		out.Weights = bulk.Make[float64](0, n)
+	}
+	if labels && s.Segment != nil {
+		out.SegmentNames = s.SegmentNames
+		out.Segment = bulk.Make[int32](0, n)
+	}
+	if s.Created != nil {
+		out.Created = bulk.Make[int64](0, n)
+	}
+	return out
+}
+
+// appendItem appends item i of s to the columns dst has (see newLike).
+func (dst *Sample) appendItem(s *Sample, i int) {
+	dst.Times = append(dst.Times, s.Times[i])
+	if dst.Censored != nil {
+		dst.Censored = append(dst.Censored, s.Censored[i])
+	}
+	if dst.Weights != nil {
+		dst.Weights = append(dst.Weights, s.Weights[i])
+	}
+	if dst.Segment != nil {
+		dst.Segment = append(dst.Segment, s.Segment[i])
+	}
+	if dst.Created != nil {
+		dst.Created = append(dst.Created, s.Created[i])
+	}
 }
 
 // Segments splits the sample by segment. Segments with fewer than minRows
@@ -176,34 +186,19 @@ func (s *Sample) Segments(minRows int) (names []string, parts []*Sample, folded 
 		size[name] += counts[g]
 	}
 	byName := map[string]*Sample{}
+	part := make([]*Sample, len(label)) // by segment index: no map lookup an item
 	for i, g := range s.Segment {
-		name := label[g]
-		p := byName[name]
+		p := part[g]
 		if p == nil {
-			n := size[name]
-			p = &Sample{Times: bulk.Make[float64](0, n)}
-			if s.Censored != nil {
-				p.Censored = bulk.Make[bool](0, n)
+			name := label[g]
+			if p = byName[name]; p == nil {
+				p = s.newLike(size[name], false)
+				byName[name] = p
+				names = append(names, name)
 			}
-			if s.Weights != nil {
-				p.Weights = bulk.Make[float64](0, n)
-			}
-			if s.Created != nil {
-				p.Created = bulk.Make[int64](0, n)
-			}
-			byName[name] = p
-			names = append(names, name)
+			part[g] = p
 		}
-		p.Times = append(p.Times, s.Times[i])
-		if s.Censored != nil {
-			p.Censored = append(p.Censored, s.Censored[i])
-		}
-		if s.Weights != nil {
-			p.Weights = append(p.Weights, s.Weights[i])
-		}
-		if s.Created != nil {
-			p.Created = append(p.Created, s.Created[i])
-		}
+		p.appendItem(s, i)
 	}
 	slices.Sort(names)
 	slices.Sort(folded)

@@ -298,7 +298,8 @@ func parseEpochExact(b []byte, unitNs int64) (int64, bool) {
 		if err != nil {
 			return 0, false
 		}
-		if whole, err = mulChecked(v, unitNs); err != nil {
+		var ok bool
+		if whole, ok = mulInt64(v, unitNs); !ok {
 			return 0, false
 		}
 	}
@@ -323,13 +324,4 @@ func parseEpochExact(b []byte, unitNs int64) (int64, bool) {
 		ns = -ns
 	}
 	return ns, true
-}
-
-// mulChecked returns a·b, or an error when it overflows an int64.
-func mulChecked(a, b int64) (int64, error) {
-	c, ok := mulInt64(a, b)
-	if !ok {
-		return 0, strconv.ErrRange
-	}
-	return c, nil
 }

@@ -95,8 +95,9 @@ func PlanClock(d Distribution, b Budget, o ClockOptions, td *Timed, period time.
 	var best *trial
 	var lastErr error
 	for _, a := range NiceDurations(4*opt.MinGap, h/2) {
+		ph := cs.phases(a)
 		for m := 1; m <= maxM; m++ {
-			offs, clockLag := cs.offsets(a, m)
+			offs, clockLag := ph.offsets(m)
 			cost := cs.cost(a, offs)
 			ageB, ok := ageBudget(b, cost)
 			if !ok {
@@ -222,6 +223,21 @@ func (cs *clockSearch) phase(x int64) int64 { return mod(x, cs.period) }
 // items settling after age a and by the horizon, and that lag summed per
 // item of all (seconds): the exact optimum over candidate instants.
 func (cs *clockSearch) offsets(a time.Duration, m int) ([]time.Duration, float64) {
+	return cs.phases(a).offsets(m)
+}
+
+// clockPhases are the phases on the clock of the items settling after age
+// a and by the horizon, sorted, with their prefix sums and the candidate
+// offsets: what offsets needs for every m at one switch age.
+type clockPhases struct {
+	n        int
+	P, total float64
+	cw, cwu  []float64 // prefix sums of the weights and weight × phase
+	cand     []float64 // candidate offsets, ns, ascending
+	idx      []int     // idx[k]: the first item with phase > cand[k]
+}
+
+func (cs *clockSearch) phases(a time.Duration) *clockPhases {
 	type pt struct{ u, w float64 }
 	var pts []pt
 	for i, s := range cs.settle {
@@ -229,8 +245,9 @@ func (cs *clockSearch) offsets(a time.Duration, m int) ([]time.Duration, float64
 			pts = append(pts, pt{float64(cs.phase(cs.created[i] + s)), cs.w[i]})
 		}
 	}
+	cp := &clockPhases{n: len(pts), P: float64(cs.period), total: cs.total}
 	if len(pts) == 0 {
-		return []time.Duration{0}, 0
+		return cp
 	}
 	slices.SortFunc(pts, func(x, y pt) int { return cmp.Compare(x.u, y.u) })
 	n := len(pts)
@@ -239,7 +256,7 @@ func (cs *clockSearch) offsets(a time.Duration, m int) ([]time.Duration, float64
 		cw[i+1] = cw[i] + p.w
 		cwu[i+1] = cwu[i] + p.w*p.u
 	}
-	P, g := float64(cs.period), float64(cs.grain)
+	P, g := cp.P, float64(cs.grain)
 	// Candidates: weighted quantiles of the phase, rounded up to the grain.
 	var cand []float64
 	for q := range clockCandidates {
@@ -258,14 +275,22 @@ func (cs *clockSearch) offsets(a time.Duration, m int) ([]time.Duration, float64
 	}
 	slices.Sort(cand)
 	cand = slices.Compact(cand)
+	idx := make([]int, len(cand))
+	for k, c := range cand {
+		idx[k] = sort.Search(n, func(i int) bool { return pts[i].u > c })
+	}
+	cp.cw, cp.cwu, cp.cand, cp.idx = cw, cwu, cand, idx
+	return cp
+}
+
+// offsets is clockSearch.offsets on the prepared phases.
+func (cp *clockPhases) offsets(m int) ([]time.Duration, float64) {
+	if cp.n == 0 {
+		return []time.Duration{0}, 0
+	}
+	n, P, cw, cwu, cand, idx := cp.n, cp.P, cp.cw, cp.cwu, cp.cand, cp.idx
 	K := len(cand)
 	m = min(m, K)
-	// upTo(x) is the index of the first item with phase > x.
-	upTo := func(x float64) int { return sort.Search(n, func(i int) bool { return pts[i].u > x }) }
-	idx := make([]int, K)
-	for k, c := range cand {
-		idx[k] = upTo(c)
-	}
 	// seg(i, j): lag of the items with phase in (cand[i], cand[j]] caught at cand[j].
 	seg := func(i, j int) float64 {
 		lo, hi := idx[i], idx[j]
@@ -325,7 +350,7 @@ func (cs *clockSearch) offsets(a time.Duration, m int) ([]time.Duration, float64
 	for k, i := range bestSet {
 		offs[k] = time.Duration(cand[i])
 	}
-	return offs, bestCost / 1e9 / cs.total
+	return offs, bestCost / 1e9 / cp.total
 }
 
 // clockCost is what a wall-clock phase from age a costs: mean polls per

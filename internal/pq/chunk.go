@@ -308,17 +308,8 @@ func (c *Chunk) values(enc Encoding, b []byte, n int) error {
 		}
 		return nil
 	case ByteStreamSplit:
-		width := size
-		switch t {
-		case Int32, Float:
-			width = 4
-		case Int64, Double:
-			width = 8
-		case FixedLenByteArray:
-		default:
-			width = 0
-		}
-		if width == 0 {
+		width := t.width(size)
+		if width == 0 || t == Int96 {
 			break
 		}
 		return byteStreamSplit(&p.Values, t, width, b, n, &c.arena)

@@ -53,20 +53,28 @@ func (v *Values) reset(t Type) {
 
 var errValuesShort = errors.New("the page's values end early")
 
+// width is the bytes of one PLAIN value of type t, size for
+// FIXED_LEN_BYTE_ARRAY, and 0 for the types whose values have no fixed
+// width (BOOLEAN is bit-packed, BYTE_ARRAY length-prefixed).
+func (t Type) width(size int) int {
+	switch t {
+	case Int32, Float:
+		return 4
+	case Int64, Double:
+		return 8
+	case Int96:
+		return 12
+	case FixedLenByteArray:
+		return size
+	}
+	return 0
+}
+
 // plain decodes n PLAIN values of type t (FIXED_LEN_BYTE_ARRAY of size
 // bytes) from b into v.
 func plain(v *Values, t Type, size int, b []byte, n int) error {
 	v.reset(t)
-	width := size
-	switch t {
-	case Int32, Float:
-		width = 4
-	case Int64, Double:
-		width = 8
-	case Int96:
-		width = 12
-	}
-	switch {
+	switch width := t.width(size); {
 	case t == Boolean:
 		if n > 8*len(b) {
 			return errValuesShort
@@ -78,6 +86,9 @@ func plain(v *Values, t Type, size int, b []byte, n int) error {
 	case n > len(b)/width:
 		return errValuesShort
 	}
+	// One loop per type: a generic loop taking the conversion as a func
+	// value is not inlined and read 2M doubles 1.6× slower.
+	le := binary.LittleEndian
 	switch t {
 	case Boolean:
 		v.Bool = grow(v.Bool, n)
@@ -87,22 +98,22 @@ func plain(v *Values, t Type, size int, b []byte, n int) error {
 	case Int32:
 		v.Int32 = grow(v.Int32, n)
 		for i := range v.Int32 {
-			v.Int32[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
+			v.Int32[i] = int32(le.Uint32(b[4*i:]))
 		}
 	case Float:
 		v.Float = grow(v.Float, n)
 		for i := range v.Float {
-			v.Float[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+			v.Float[i] = math.Float32frombits(le.Uint32(b[4*i:]))
 		}
 	case Int64:
 		v.Int64 = grow(v.Int64, n)
 		for i := range v.Int64 {
-			v.Int64[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
+			v.Int64[i] = int64(le.Uint64(b[8*i:]))
 		}
 	case Double:
 		v.Double = grow(v.Double, n)
 		for i := range v.Double {
-			v.Double[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+			v.Double[i] = math.Float64frombits(le.Uint64(b[8*i:]))
 		}
 	case Int96:
 		v.Int96 = grow(v.Int96, n)

@@ -173,7 +173,6 @@ type schemaElement struct {
 // fileMeta is the footer: FileMetaData.
 type fileMeta struct {
 	schema    []schemaElement
-	numRows   int64
 	rowGroups []RowGroup
 	kv        map[string]string
 }
@@ -198,8 +197,6 @@ func readFileMeta(b []byte) (*fileMeta, error) {
 				}
 			}
 			return nil
-		case 3:
-			return t.i64Field(typ, id, &m.numRows)
 		case 4:
 			n, elem, err := t.list()
 			if err != nil {

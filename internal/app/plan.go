@@ -423,10 +423,7 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 	if s.Batches != nil {
 		fmt.Fprintf(w, "   %s\n", s.Batches)
 	}
-	phases := fmt.Sprintf("%d phases", r.Phases)
-	if r.Method != "phased" {
-		phases = r.Method
-	}
+	phases := phasesText(r)
 	o := r.Options
 	settings := fmt.Sprintf("budget %s; horizon %s; min gap %s; grid %s", budgetText(p.Solve.Budget),
 		optimize.FormatDuration(o.Horizon), optimize.FormatDuration(o.MinGap), optimize.FormatDuration(o.Resolution))

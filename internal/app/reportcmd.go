@@ -663,10 +663,7 @@ func fitFacts(s *section) (facts, goodness []html.Fact) {
 func scheduleFacts(s *section, b optimize.Budget) []html.Fact {
 	r := s.Derived.Result
 	o := r.Options
-	phases := fmt.Sprintf("%d phases", r.Phases)
-	if r.Method != "phased" {
-		phases = r.Method
-	}
+	phases := phasesText(r)
 	if c := s.Clock; c != nil {
 		phases = fmt.Sprintf("%d %s, then after each %s boundary (UTC)", c.Age.Phases, plural(c.Age.Phases, "age phase"), optimize.FormatDuration(c.Period))
 	}
@@ -684,7 +681,7 @@ func scheduleFacts(s *section, b optimize.Budget) []html.Fact {
 			out = append(out, html.Fact{Label: "held-out", Value: fmt.Sprintf("mean lag %s at %.3g mean polls", formatSeconds(t.MeanLag), t.MeanPolls)})
 		}
 		out = append(out, html.Fact{Label: "stuck polls", Value: polls(lo, hi), Note: "by when the item was created"},
-			html.Fact{Label: "best age-only schedule", Value: r.Schedule.String(), Note: fmt.Sprintf("%d phases", r.Phases)})
+			html.Fact{Label: "best age-only schedule", Value: r.Schedule.String(), Note: phasesText(r)})
 	}
 	out = append(out, html.Fact{Label: "expected under the fit", Value: fmt.Sprintf("mean lag %s, %d stuck polls, %.3g mean polls, caught %.1f%%",
 		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught)})
@@ -904,6 +901,15 @@ func axisTicks(lo, h float64, logAxis bool, pos func(float64) float64) []html.Ti
 		}
 	}
 	return out
+}
+
+// phasesText names a derived schedule's form: its number of phases, or
+// the method when it is not phased ("exact").
+func phasesText(r *optimize.Result) string {
+	if r.Method != "phased" {
+		return r.Method
+	}
+	return fmt.Sprintf("%d %s", r.Phases, plural(r.Phases, "phase"))
 }
 
 func plural(n int, what string) string {

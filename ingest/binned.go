@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // BinColumns names the columns of pre-binned input (ReadOptions.Binned):
@@ -113,6 +114,9 @@ func (p *plan) bin(b *batch, c *[nRoles]cell) (role, error) {
 	hasSeg := p.names[roleSegment] != ""
 	if hasSeg {
 		s := trimSpace(c[roleSegment].b)
+		if !utf8.Valid(s) {
+			return roleSegment, fmt.Errorf("%w: found %s", ErrNotUTF8, quote(s))
+		}
 		if len(s) == 0 {
 			s = []byte(emptySegment)
 		}

@@ -378,6 +378,9 @@ func TestIssue18Bins(t *testing.T) {
 		{"point bin twice", "lower,upper,count\n0,0,5\n0,10,3\n0,0,1\n", "", ErrBadBin, "bin {0} s overlaps bin {0} s"},
 		{"overlap in a segment", "m,lower,upper,count\na,0,10,5\nb,5,15,2\na,5,15,1\n", "m", ErrBadBin, `of segment "a"`},
 		{"bound too large", "lower,upper,count\n0,1e301,5\n", "", ErrOutOfRange, `column "upper"`},
+		// Segment names reach generated code: the row reader refuses
+		// invalid UTF-8, and so do bins.
+		{"segment not UTF-8", "m,lower,upper,count\na,0,10,5\nm\xffo,0,10,2\n", "m", ErrNotUTF8, `row 3, column "m": invalid UTF-8: found "m\xffo"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, _, err := ReadCSV(strings.NewReader(c.in), "bins.csv", ReadOptions{Binned: true, Segment: c.seg})

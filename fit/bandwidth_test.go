@@ -3,6 +3,8 @@ package fit
 import (
 	"math"
 	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
 )
 
 // TestGaussSteps: the recurrence that phi4 and phi6 take their
@@ -61,4 +63,84 @@ func TestBrent(t *testing.T) {
 			t.Errorf("brent(%s) = %.17g, want %.17g", tc.name, got, tc.root)
 		}
 	}
+}
+
+// TestSJWeightedPairs pins the sheather–jones functionals on weighted
+// samples (pairCounts). Frequency weights (an item of c rows, cw = c, as
+// binned input's) give the pair counts of the sample with each item
+// repeated c times, which are R's (TestBandwidthMatchesR): c(c−1)/2 pairs
+// of rows at distance 0 within an item. Probability weights (Kaplan–Meier
+// masses, one row an item) give, in weights w normalised to 1 and for the
+// binned distances Δ of R's bw.SJ,
+//
+//	ψ̂4(g) = (Σ_i w_i² L(0) + Σ_{i≠j} w_i w_j L(Δ_ij)) / (1 − Σw²),  L = φ⁽⁴⁾_g
+//
+// computed here item by item: the off-diagonal sum has expectation
+// (1 − Σw²)·ψ4 for independent items, R's n(n−1) with n Kish's
+// (Σw)²/Σw², and the diagonal is R's n·L(0) in the same units.
+func TestSJWeightedPairs(t *testing.T) {
+	r := pcg(91)
+	t.Run("frequency", func(t *testing.T) {
+		var x, w, cw, rep []float64
+		N := 0.0
+		for range 40 {
+			v := 2 + 0.7*r.NormFloat64()
+			c := float64(1 + r.IntN(50))
+			x, cw = append(x, v), append(cw, c)
+			N += c
+			for range int(c) {
+				rep = append(rep, v)
+			}
+		}
+		for _, c := range cw {
+			w = append(w, c/N)
+		}
+		got := wsample{x: x, w: w, cw: cw}.pairCounts(1000)
+		want := wsample{x: rep}.pairCounts(1000)
+		if got.n != want.n || got.d != want.d {
+			t.Fatalf("n %v, d %v; want %v, %v (the rows)", got.n, got.d, want.n, want.d)
+		}
+		for k := range want.cnt {
+			if !scalar.EqualWithinAbsOrRel(got.cnt[k], want.cnt[k], 1e-9, 1e-12) {
+				t.Errorf("cnt[%d] = %v, want %v (the rows)", k, got.cnt[k], want.cnt[k])
+			}
+		}
+	})
+	t.Run("probability", func(t *testing.T) {
+		const n = 300
+		x, w := make([]float64, n), make([]float64, n)
+		var sw, sw2 float64
+		for i := range x {
+			x[i] = 0.5 * r.NormFloat64()
+			w[i] = 0.2 + 1.6*r.Float64()
+			sw += w[i]
+		}
+		for i := range w {
+			w[i] /= sw
+			sw2 += w[i] * w[i]
+		}
+		c := wsample{x: x, w: w}.pairCounts(1000)
+		if !scalar.EqualWithinRel(c.n, 1/sw2, 1e-12) {
+			t.Errorf("n = %v, want Kish's 1/Σw² = %v", c.n, 1/sw2)
+		}
+		lo, hi := minMax(x)
+		d := (hi - lo) * 1.01 / 1000
+		L := func(delta, g float64) float64 {
+			u := delta / g
+			return (u*u*u*u - 6*u*u + 3) * math.Exp(-u*u/2) / math.Sqrt(2*math.Pi) / math.Pow(g, 5)
+		}
+		for _, g := range []float64{0.05, 0.2, 0.5} {
+			sum := sw2 * L(0, g)
+			for i := range x {
+				for j := range i {
+					k := math.Abs(math.Trunc(x[i]/d) - math.Trunc(x[j]/d))
+					sum += 2 * w[i] * w[j] * L(k*d, g)
+				}
+			}
+			want := sum / (1 - sw2)
+			if got := c.phi4(g); !scalar.EqualWithinRel(got, want, 1e-9) {
+				t.Errorf("phi4(%v) = %.10g, want %.10g", g, got, want)
+			}
+		}
+	})
 }

@@ -45,7 +45,7 @@ func TestIssue18MassTable(t *testing.T) {
 	fitWith := func(m masses) []byte {
 		t.Helper()
 		d := &Density{Warnings: []string{}, Atoms: []Atom{}, Resolution: resolution(s.Times)}
-		if err := d.smooth(times, m, nil, opt); err != nil {
+		if err := d.smooth(times, m, nil, nil, opt); err != nil {
 			t.Fatal(err)
 		}
 		if len(d.Atoms) < 2 {

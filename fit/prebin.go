@@ -127,7 +127,7 @@ func preBin(t []float64, m masses, cw []float64, delta float64, spikes *spikeSet
 			if cw == nil {
 				psumSq += w * w
 			} else if cw[i] > 0 {
-				psumSq += w * w / cw[i] // see kishCounts
+				psumSq += w * w / cw[i] // see wsample.cw
 			}
 			if bucketed {
 				bins[int(math.Float64bits(y)>>bucketShift)-base] += w
@@ -179,14 +179,19 @@ func preBin(t []float64, m masses, cw []float64, delta float64, spikes *spikeSet
 			}
 		}
 	}
-	s := wsample{neff: float64(n)}
+	// A cell of mass v stands for v·Σm/Σm² items: the cells then have the
+	// items' Σm²/Σm per unit of mass, and their effective sample size is
+	// the items' (Σm)²/Σm² (wsample.cw), n for equal masses.
+	perMass := float64(n) / sum
 	if m.T != nil || m.item != nil || spikes != nil || cw != nil {
-		s.neff = sum * sum / sumSq
+		perMass = sum / sumSq
 	}
+	var s wsample
 	for j, v := range bins {
 		if v > 0 {
 			s.x = append(s.x, lo+float64(j)*dx)
 			s.w = append(s.w, v)
+			s.cw = append(s.cw, v*perMass)
 		}
 	}
 	return s, sum

@@ -142,7 +142,7 @@ func (cv *spikeCV) logLiks(cells []spikeCell) []float64 {
 			if len(cells) > 0 {
 				sp = spikesOf(cells, train.t, train.m, train.k)
 			}
-			err := d.smoothPart(train.t, masses{item: train.m}, nil, sp, cv.opt, false)
+			err := d.smoothPart(train.t, masses{item: train.m}, nil, nil, sp, cv.opt, false)
 			ll := make([]float64, len(test.t))
 			for i, v := range test.t {
 				ll[i] = math.NaN()

@@ -84,13 +84,16 @@ func (d scheduleDoc) spec(segment string) string {
 // to pollfit plan --binned, and on the raw rows, exported to Parquet,
 // with the same budget, each fitted on all its items (--in-sample for the
 // raw rows, as binned input always is). The bins must hold every row the
-// raw plan uses, and each method's schedule must be the same from both.
-// All items, a mixture of four modes whose schedules of three phases
-// nearly tie, plan on the bins' sj bandwidth (0.116 in ln t, against the
-// rows' isj 0.0616) another schedule, which must lag by at most 3% more
+// raw plan uses, and card's and momo's schedules must be the same from
+// both. The bins' sj bandwidths are the raw rows' to 2 % (all items
+// 0.0630 in ln s, the rows' isj 0.0617; wallet 0.0599 and 0.0601), but
+// all items, a mixture of four modes, and wallet have schedules of three
+// phases that nearly tie, and the bins plan another of them (wallet's
+// even at the rows' own bandwidth), which must lag by at most 3% more
 // than the raw rows' own when both are scored on the raw rows (measured:
-// ×0.995). Fixed 1 s bins (wallet settles in 0.4 s) are checked the same
-// way, except wallet, which one bin holds (×1.33; docs/scale.md).
+// all ×0.979, wallet ×1.019). Fixed 1 s bins (wallet settles in 0.4 s)
+// are checked the same way, except wallet, which one bin holds (×1.22;
+// docs/scale.md).
 func TestIssue13DuckDBRecipes(t *testing.T) {
 	bin := pollfit(t)
 	dir := t.TempDir()
@@ -147,7 +150,7 @@ func TestIssue13DuckDBRecipes(t *testing.T) {
 		// the bins (wallet settles in 0.4 s: 1 s bins hold it whole).
 		equal, skip []string
 	}{
-		{"log-spaced", []string{"card", "momo", "wallet"}, nil},
+		{"log-spaced", []string{"card", "momo"}, nil},
 		{"fixed", []string{"momo"}, []string{"wallet"}},
 	} {
 		t.Run(tc.recipe, func(t *testing.T) {

@@ -679,8 +679,13 @@ func (s wsample) sheatherJones(nb int) (float64, error) {
 // inverse quadratic interpolation, some ten evaluations where bisection
 // takes forty.
 func brent(f func(float64) float64, a, b, tol float64) float64 {
+	return brentFrom(f, a, b, f(a), f(b), tol)
+}
+
+// brentFrom is brent given fa = f(a) and fb = f(b), for a caller that has
+// evaluated them already.
+func brentFrom(f func(float64) float64, a, b, fa, fb, tol float64) float64 {
 	const eps = 0x1p-52
-	fa, fb := f(a), f(b)
 	c, fc := a, fa
 	d := b - a
 	e := d
@@ -798,16 +803,21 @@ func (s wsample) botev(m int) (float64, error) {
 	for s := 2; s <= l; s++ {
 		terms[s] = make([]float64, m-1)
 	}
+	amax := make([]float64, m-1) // amax[k−1] = max a2_j over j ≥ k
 	for k := 1; k < m; k++ {
 		i := float64(k) * float64(k)
 		a2 := sq(a[k])
+		amax[k-1] = a2
 		p := i
 		for s := 2; s <= l; s++ {
 			p *= i // i^s, multiplied up as kde.m's I.^s
 			terms[s][k-1] = p * a2
 		}
 	}
-	sumTerms := func(s int, t float64) float64 { return sumExpTerms(terms[s], t) }
+	for k := m - 3; k >= 0; k-- {
+		amax[k] = max(amax[k], amax[k+1])
+	}
+	sumTerms := func(s int, t float64) float64 { return sumExpTerms(terms[s], amax, s, t) }
 	fixed := func(t float64) float64 {
 		f := 2 * math.Pow(math.Pi, 2*l) * sumTerms(l, t)
 		for s := l - 1; s >= 2; s-- {
@@ -824,14 +834,20 @@ func (s wsample) botev(m int) (float64, error) {
 	}
 	nc := math.Min(1050, math.Max(50, N))
 	tol := 1e-12 + 0.01*(nc-50)/1000
+	// fixed(1e-300), the bracket's low end, is also brent's f(0): at
+	// t = 1e-300 every e^(−k²π²t) rounds to 1 as at t = 0, so both are
+	// t − X for the same X, and 1e-300 − X rounds to −X once X > 10⁻²⁸⁴,
+	// which holds whenever X > 0 (X = (2N√π·f)^(−0.4) with f finite is at
+	// least 10⁻¹²⁷). Passing it on saves brent two of its twenty-odd
+	// evaluations (the other: fixed(tol)), with the same result.
 	low := fixed(1e-300) // the same at every tol
-	for {
-		if low < 0 && fixed(tol) > 0 {
+	for low < 0 {
+		if high := fixed(tol); high > 0 {
 			// kde.m solves with fzero, Brent's method, to about the
 			// rounding of t; so does this (a bisection to tol·10⁻⁹
 			// stopped up to 10⁻⁴ of the bandwidth off where t is small,
 			// as in the linear domain's hour-long ranges).
-			t := brent(fixed, 0, tol, 1e-300)
+			t := brentFrom(fixed, 0, tol, low, high, 1e-300)
 			return math.Sqrt(t) * R, nil
 		}
 		if tol >= 0.1 {
@@ -845,21 +861,33 @@ func (s wsample) botev(m int) (float64, error) {
 }
 
 // sumExpTerms returns Σ_k c_k e^(−I_k π² t) over I_k = k², k = 1, 2, …
-// with c_k = I_k^s·a2_k (kde.m's fixed_point sums). The exponentials come
-// by recurrence, not one math.Exp each (most of ISJ's time): with
-// c = π²t, e^(−k²c) = e^(−(k−1)²c)·e^(−(2k−1)c) and e^(−(2k+1)c) =
+// with c_k = I_k^s·a2_k (kde.m's fixed_point sums), coef[k−1] = c_k and
+// amax[k−1] ≥ a2_j for every j ≥ k. The exponentials come by recurrence,
+// not one math.Exp each (most of ISJ's time): with c = π²t,
+// e^(−k²c) = e^(−(k−1)²c)·e^(−(2k−1)c) and e^(−(2k+1)c) =
 // e^(−(2k−1)c)·e^(−2c). The recurrence restarts from math.Exp every
 // sumRestart terms: a rounding error r in e^(−2c) grows to k²r after k
 // steps, and r is large against c itself when c is tiny (e^(−2c) = 1 − 2c
 // to within 10⁻¹⁶).
-func sumExpTerms(coef []float64, t float64) float64 {
+//
+// The sum stops where the terms left cannot change it. Past term k they
+// are at most amax·g(k)·ρ^(j−k), g(k) = k^(2s)·e^(−k²c) and ρ =
+// (1 + 1/k)^(2s)·e^(−(2k+1)c), the ratio g(k+1)/g(k), which falls as k
+// grows; so once ρ < 1 the tail is at most amax·g(k)/(1 − ρ). When that is
+// below 2⁻⁵⁶ of the sum so far, each term left is under a quarter of half
+// an ulp of the sum (an ulp of S is at least S·2⁻⁵³), and adding it
+// would round back to the same sum: the result is bit for bit the full
+// sum's (TestSumExpTermsStop), while the recurrence's error of 10⁻¹¹ at
+// most in the terms left is far inside that factor of 4. At the bandwidths
+// ISJ ends at, a few hundred of the 2¹⁴ terms matter.
+func sumExpTerms(coef, amax []float64, s int, t float64) float64 {
 	sum := 0.0
 	c := math.Pi * math.Pi * t
 	step := math.Exp(-2 * c)
 	var e, f float64 // e^(−(k−1)²c), e^(−(2k−1)c)
-	for k, ck := range coef {
-		if k%sumRestart == 0 {
-			j := float64(k + 1)
+	for i, ck := range coef {
+		if i%sumRestart == 0 {
+			j := float64(i + 1)
 			e, f = math.Exp(-(j-1)*(j-1)*c), math.Exp(-(2*j-1)*c)
 		}
 		e *= f
@@ -867,10 +895,29 @@ func sumExpTerms(coef []float64, t float64) float64 {
 		if e == 0 {
 			break
 		}
+		if i%sumCheck == sumCheck-1 && sumTailBelow(amax[i], e, f, float64(i+1), s, 0x1p-56*sum) {
+			break
+		}
 		sum += ck * e
 	}
 	return sum
 }
+
+// sumTailBelow says whether amax·g(k)/(1 − ρ), sumExpTerms' bound on the
+// terms from k on, is below tol, given e = e^(−k²c) and f = e^(−(2k+1)c).
+func sumTailBelow(amax, e, f, k float64, s int, tol float64) bool {
+	k2, q := k*k, sq(1+1/k)
+	g, rho := e*amax, f
+	for range s {
+		g *= k2
+		rho *= q
+	}
+	return rho < 1 && g <= tol*(1-rho)
+}
+
+// sumCheck is how often, in terms, sumExpTerms tests whether the rest of
+// its sum can still count: the test costs about as much as ten terms.
+const sumCheck = 16
 
 // sumRestart is how many terms of sumTerms' recurrence run between exact
 // exponentials: 64 keeps its relative error under 10⁻¹² (64² steps of

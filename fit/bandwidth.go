@@ -466,14 +466,21 @@ func (s wsample) pairCounts(nb int) sjCounts {
 // real items' squared masses add up to qb (see pairCounts).
 func pairsOfBins(wb, qb []float64, n, d float64) sjCounts {
 	cnt := make([]float64, len(wb))
+	// The pairs of bins, over the occupied ones only: an empty bin adds
+	// 0 to each count it meets, so leaving it out changes no sum, and in
+	// ln t or on a long-tailed linear range half the bins or more are
+	// empty at small n (the nb²/2 products were a fifth of sj at 10³).
+	occ := make([]int32, 0, len(wb))
 	for ii := range wb {
 		if wb[ii] == 0 {
 			continue
 		}
 		cnt[0] += (wb[ii]*wb[ii] - qb[ii]) / 2
-		for jj := range ii {
-			cnt[ii-jj] += wb[ii] * wb[jj]
+		w := wb[ii]
+		for _, jj := range occ {
+			cnt[ii-int(jj)] += w * wb[jj]
 		}
+		occ = append(occ, int32(ii))
 	}
 	return sjCounts{n: n, d: d, cnt: cnt}
 }

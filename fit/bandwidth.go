@@ -367,6 +367,17 @@ type sjCounts struct {
 	n   float64
 	d   float64
 	cnt []float64
+	// cmax[k] is the largest of cnt[k:], for phi4's and phi6's stop.
+	cmax []float64
+}
+
+// withMax returns c with cmax set.
+func (c sjCounts) withMax() sjCounts {
+	c.cmax = slices.Clone(c.cnt)
+	for k := len(c.cmax) - 2; k >= 0; k-- {
+		c.cmax[k] = max(c.cmax[k], c.cmax[k+1])
+	}
+	return c
 }
 
 // pairCounts reproduces R's bw_pair_cnts (R's src/library/stats/src/
@@ -413,7 +424,7 @@ func (s wsample) pairCounts(nb int) sjCounts {
 				cnt[abs(ii-jj)]++
 			}
 		}
-		return sjCounts{n: neff, d: d, cnt: cnt}
+		return sjCounts{n: neff, d: d, cnt: cnt}.withMax()
 	}
 	// trunc(|x|/d)·sign(x) − min + 1, as R, so bins are counted from the
 	// smallest value's bin.
@@ -482,7 +493,7 @@ func pairsOfBins(wb, qb []float64, n, d float64) sjCounts {
 		}
 		occ = append(occ, int32(ii))
 	}
-	return sjCounts{n: n, d: d, cnt: cnt}
+	return sjCounts{n: n, d: d, cnt: cnt}.withMax()
 }
 
 // tabulateSpread adds the masses of the values (times scale) and their
@@ -583,7 +594,11 @@ func (c sjCounts) phi4(h float64) float64 {
 		if delta >= 1000 {
 			break
 		}
-		sum += g.next(i) * (delta*delta - 6*delta + 3) * x
+		e := g.next(i)
+		if i%sumCheck == 0 && c.restBelow(i, delta, e, 6, sum) {
+			break
+		}
+		sum += e * (delta*delta - 6*delta + 3) * x
 	}
 	sum = 2*sum + c.n*3
 	return sum / (c.n * (c.n - 1) * math.Pow(h, 5) * math.Sqrt(2*math.Pi))
@@ -597,10 +612,34 @@ func (c sjCounts) phi6(h float64) float64 {
 		if delta >= 1000 {
 			break
 		}
-		sum += g.next(i) * (delta*delta*delta - 15*delta*delta + 45*delta - 15) * x
+		e := g.next(i)
+		if i%sumCheck == 0 && c.restBelow(i, delta, e, 15, sum) {
+			break
+		}
+		sum += e * (delta*delta*delta - 15*delta*delta + 45*delta - 15) * x
 	}
 	sum = 2*sum - 15*c.n
 	return sum / (c.n * (c.n - 1) * math.Pow(h, 7) * math.Sqrt(2*math.Pi))
+}
+
+// restBelow says whether the terms of phi4 (deg 6: |δ² − 6δ + 3| ≤ P(δ) =
+// δ² + 6δ + 3) or phi6 (deg 15: P(δ) = δ³ + 15δ² + 45δ + 15) from bin i
+// on, at δ = (i·d/h)² with e = e^(−δ/2), can no longer change their sum:
+// each is at most cmax[i]·e^(−δ/2)·P(δ) (counts are ≥ 0), which falls with δ once δ > 9
+// (the derivative of e^(−δ/2)·P(δ) is negative from δ ≈ 2.2 for phi4 and
+// 3.2 for phi6), so when that bound at i is below 2⁻⁵⁶·|sum|, under an
+// eighth of an ulp of the sum, adding any of them rounds back to the same
+// sum (also across a power of 2, where the spacing below halves), and the
+// sum is bit for bit the one over every bin (TestPhiStop).
+func (c sjCounts) restBelow(i int, delta, e float64, deg int, sum float64) bool {
+	if delta <= 9 {
+		return false
+	}
+	p := delta*delta + 6*delta + 3
+	if deg == 15 {
+		p = delta*delta*delta + 15*delta*delta + 45*delta + 15
+	}
+	return c.cmax[i]*e*p < 0x1p-56*math.Abs(sum)
 }
 
 // gaussSteps yields e^(−(i·u)²/2) for i = 0, 1, 2, … in turn, by the

@@ -240,24 +240,16 @@ func findAtoms(t []float64, m masses, cw []float64, delta, floor float64) ([]Ato
 		// bits at least that much, so only the items of such slots are
 		// sorted (continuous data have none), as plain floats by their
 		// bits (radixSort, 8× faster than a comparison).
-		var ts []float64
+		m := n
 		if n > atomScreen {
-			ts = make([]float64, atomScreen)
-			step := float64(n) / atomScreen
-			for k := range ts {
-				ts[k] = t[int(float64(k)*step)] + 0 // −0 to +0: equal values, equal bits
-			}
+			m = atomScreen
 			total = atomScreen
 			minSub = 0.5 * AtomMinMass * total
 		} else {
-			ts = make([]float64, n)
-			for i, v := range t {
-				ts[i] = v + 0
-			}
 			total = float64(n)
 			minSub = math.Max(AtomMinCount, 0.5*AtomMinMass*total)
 		}
-		ts = heavyValues(ts, int(math.Ceil(minSub)))
+		ts := heavyValues(t, m, int(math.Ceil(minSub)))
 		ts = radixSort(ts, make([]float64, len(ts)))
 		sub = make([]item, len(ts))
 		for i, v := range ts {
@@ -381,23 +373,32 @@ func lineAtZero(c []float64, left int) float64 {
 	return math.Max(0, (sc-b*sk)/n)
 }
 
-// heavyValues returns the values of x (≥ 0, not −0) that fall in a slot
-// of a multiplicative hash of their bits (Knuth, TAOCP vol. 3, §6.4; 2 to
-// 4 slots a value, at most 2¹⁶) holding at least `least` of them, in
-// place. Every copy of a value repeated that often or more is among them.
-func heavyValues(x []float64, least int) []float64 {
+// heavyValues returns the values of the m items t[⌊k·len(t)/m⌋], k < m
+// (all of t when m = len(t); values ≥ 0, −0 returned as +0: equal values,
+// equal bits), in that order, that fall in a slot of a multiplicative hash
+// of their bits (Knuth, TAOCP vol. 3, §6.4) holding at least `least` of
+// them. Every copy of a value repeated that often or more is among them;
+// other values only where the items of several share a slot. The table
+// has a slot for every least/4 items or fewer (between 2⁸ and 2¹⁶ slots),
+// so that chance fills one that far only rarely, and stays in the
+// first-level cache at 2¹⁶ items (2¹¹ slots for their least of 164; one
+// slot per item took 256 KB there, a miss per item, a twentieth of a fit
+// of 10⁵ values).
+func heavyValues(t []float64, m, least int) []float64 {
 	bits := uint(8)
-	for bits < 16 && 1<<bits < 2*len(x) {
+	for bits < 16 && 1<<bits*max(1, least) < 4*m {
 		bits++
 	}
+	step := float64(len(t)) / float64(m) // 1 exactly when m = len(t)
+	at := func(k int) float64 { return t[int(float64(k)*step)] + 0 }
 	slot := func(v float64) uint64 { return (math.Float64bits(v) * 0x9e3779b97f4a7c15) >> (64 - bits) }
 	cnt := make([]int32, 1<<bits)
-	for _, v := range x {
-		cnt[slot(v)]++
+	for k := range m {
+		cnt[slot(at(k))]++
 	}
-	out := x[:0]
-	for _, v := range x {
-		if int(cnt[slot(v)]) >= least {
+	var out []float64
+	for k := range m {
+		if v := at(k); int(cnt[slot(v)]) >= least {
 			out = append(out, v)
 		}
 	}

@@ -79,7 +79,9 @@ func resolution(t []float64) float64 {
 	sub.each(func(v float64) {
 		if v > 0 {
 			pos++
-			top = max(top, v)
+			if v > top { // not max: v > 0 is neither NaN nor −0
+				top = v
+			}
 		}
 	})
 	if pos == 0 || math.IsInf(top, 0) {

@@ -366,7 +366,8 @@ func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 	// floors as ⌊y/c − off⌋ (y/(2^s·c₀) is (y/c₀)/2^s exactly, and so is
 	// the half-cell shift). F < 0 marks items at t ≤ 0. On both cores.
 	c0 := spikeCellWidths[0]
-	F := make([]int32, n)
+	F := int32Scratch.get(n) // every F[i] is written below
+	defer int32Scratch.put(F)
 	var wg sync.WaitGroup
 	cell := func(a, b int) {
 		for i := a; i < b; i++ {

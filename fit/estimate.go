@@ -734,6 +734,7 @@ func (d *Density) smoothPart(t []float64, ms masses, cw, width []float64, spikes
 			return p, c - c0
 		})
 	}
+	g.release() // the result is filled in: nothing reads the grid after
 	if full {
 		d.tieWarning(t, h, logDom)
 	}

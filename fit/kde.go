@@ -124,6 +124,18 @@ type kdeGrid struct {
 	M        int
 	PDF, CDF []float64 // every cell (FFT); nil for the direct evaluation
 	direct   *kdeDirect
+	bins     []float64 // the binned masses
+}
+
+// release gives the grid's buffers back to floatScratch; g must not be
+// read after.
+func (g *kdeGrid) release() {
+	for _, b := range [][]float64{g.bins, g.PDF, g.CDF} {
+		if b != nil {
+			floatScratch.put(b)
+		}
+	}
+	*g = kdeGrid{}
 }
 
 // gaussKDE estimates the density of x (weights w, nil meaning mass each)
@@ -140,9 +152,12 @@ type kdeGrid struct {
 // tails at small bandwidths, 2²⁰ cells) costs a few thousand short sums
 // instead of FFTs of 2²¹ points. Both give the same values to rounding.
 func gaussKDE(x, w []float64, mass, h, lo, hi float64, m int, reflect, pdf bool, queries int) *kdeGrid {
-	y := make([]float64, m)
+	var y []float64
 	if m > 1<<19 {
 		y = bulk.Make[float64](m, m)
+	} else {
+		y = floatScratch.get(m)
+		clear(y) // binLinear adds to the cells
 	}
 	binLinear(y, x, w, mass, lo, hi, false)
 	if reflect {
@@ -151,7 +166,7 @@ func gaussKDE(x, w []float64, mass, h, lo, hi float64, m int, reflect, pdf bool,
 	dx := (hi - lo) / float64(m-1)
 	K := min(int(math.Ceil(kernelReach*h/dx)), m-1)
 	n := fftLen(m + K + 1)
-	g := &kdeGrid{Lo: lo, DX: dx, M: m}
+	g := &kdeGrid{Lo: lo, DX: dx, M: m, bins: y}
 	terms := 2 * float64(queries) * float64(2*K+1)
 	if pdf {
 		terms *= 2
@@ -256,12 +271,19 @@ func convolveGauss(y []float64, dx, h float64, K, n int, pdf bool) (dens, cdf []
 	m := len(y)
 	fft := getFFT(n)
 	defer putFFT(fft)
-	pad := make([]float64, n)
+	// Work buffers from floatScratch and complexScratch, written whole
+	// before they are read; dens and cdf come from floatScratch too
+	// (kdeGrid.release).
+	pad := floatScratch.get(n)
 	copy(pad, y)
-	fy := fft.Coefficients(nil, pad)
-	prod := make([]complex128, len(fy))
+	clear(pad[m:])
+	fy := fft.Coefficients(complexScratch.get(n/2+1), pad)
+	prod := complexScratch.get(len(fy))
+	defer complexScratch.put(fy)
+	defer complexScratch.put(prod)
 	if pdf {
-		gq := make([]float64, len(fy))
+		gq := floatScratch.get(len(fy))
+		defer floatScratch.put(gq)
 		if dx <= h/2 {
 			gaussDFT(gq, n, dx, h)
 		} else {
@@ -283,13 +305,14 @@ func convolveGauss(y []float64, dx, h float64, K, n int, pdf bool) (dens, cdf []
 		for q, c := range fy {
 			prod[q] = c * complex(gq[q], 0)
 		}
-		dens = fft.Sequence(pad, prod)[:m:m]
+		dens = fft.Sequence(pad, prod)[:m] // pad's capacity, for release
 		inv := 1 / (float64(n) * dx)
 		for i, v := range dens {
 			dens[i] = math.Max(0, v*inv)
 		}
-		pad = make([]float64, n)
+		pad = floatScratch.get(n)
 	}
+	defer floatScratch.put(pad)
 	clear(pad)
 	for l := 1; l <= K; l++ {
 		v := stdNormalCDF(-float64(l) * dx / h)
@@ -301,7 +324,7 @@ func convolveGauss(y []float64, dx, h float64, K, n int, pdf bool) (dens, cdf []
 	}
 	conv := fft.Sequence(pad, prod)
 	inv := 1 / float64(n)
-	cdf = make([]float64, m)
+	cdf = floatScratch.get(m)
 	// Round-off can break monotonicity by ~1e-16; the CDF must not.
 	below, prev := 0.0, 0.0
 	for j := range m {

@@ -404,6 +404,7 @@ func ksSteps(d *Density, x, y []float64, surv bool) KS {
 	}
 	k := KS{D: -1}
 	w := newCDFWalk(d)
+	defer floatScratch.put(w.slope)
 	prev := 0.0
 	// Without atoms F̂ is the continuous part alone, and without a
 	// resolution each jump reads it once: that case steps along the grid
@@ -479,9 +480,13 @@ type cdfWalk struct {
 }
 
 func newCDFWalk(d *Density) *cdfWalk {
-	w := &cdfWalk{T: d.T, c: d.continuous(), atoms: d.Atoms, slope: make([]float64, len(d.T))}
+	// slope from floatScratch (ksSteps gives it back), written whole.
+	w := &cdfWalk{T: d.T, c: d.continuous(), atoms: d.Atoms, slope: floatScratch.get(len(d.T))}
 	for i := range len(w.T) - 1 {
 		w.slope[i] = (w.c[i+1] - w.c[i]) / (w.T[i+1] - w.T[i])
+	}
+	if len(w.T) > 0 {
+		w.slope[len(w.T)-1] = 0
 	}
 	return w
 }

@@ -4,7 +4,8 @@ import "sync"
 
 // scratchPool keeps work buffers of one element type between fits, for
 // the life of the process: the sorted copy of the KS distance's sample
-// and its radix buffer, the spike screen's cell indexes. A fit of 10⁵
+// and its radix buffer, the spike screen's cell indexes, the KDE's bins,
+// transforms and grid values until the result is filled in. A fit of 10⁵
 // values made 2 MB of them anew, and collecting that garbage cost about
 // a sixth of the fit's CPU time. Buffers come back with whatever they
 // held: their users write every element before reading it. Idle buffers
@@ -24,8 +25,9 @@ const (
 )
 
 var (
-	floatScratch = scratchPool[float64]{size: 8}
-	int32Scratch = scratchPool[int32]{size: 4}
+	floatScratch   = scratchPool[float64]{size: 8}
+	int32Scratch   = scratchPool[int32]{size: 4}
+	complexScratch = scratchPool[complex128]{size: 16}
 )
 
 // get returns a buffer of length n, its contents arbitrary: the smallest
@@ -64,4 +66,11 @@ func (p *scratchPool[T]) put(b []T) {
 	}
 	p.idle = append(p.idle, b[:0])
 	p.bytes += c
+}
+
+// zeroed returns a buffer of n zeros from floatScratch.
+func zeroed(n int) []float64 {
+	b := floatScratch.get(n)
+	clear(b)
+	return b
 }

@@ -426,12 +426,20 @@ func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 				continue
 			}
 			cfgs = append(cfgs, config{c: c, off: off, shift: s + 1, sub: sub, base: base,
-				cnt: make([]float64, nc), mass: make([]float64, nc)})
+				cnt: zeroed(int(nc)), mass: zeroed(int(nc))})
 		}
 	}
 	// Counts and masses by half-cell of c₀/2 (F), then each cell's as the
 	// sum of its half-cells.
-	hc, hm := make([]float64, fhi+1), make([]float64, fhi+1)
+	hc, hm := zeroed(int(fhi)+1), zeroed(int(fhi)+1)
+	defer func() {
+		for _, cf := range cfgs {
+			floatScratch.put(cf.cnt)
+			floatScratch.put(cf.mass)
+		}
+		floatScratch.put(hc)
+		floatScratch.put(hm)
+	}()
 	for i, f := range F {
 		if f < 0 {
 			continue

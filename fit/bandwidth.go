@@ -827,7 +827,11 @@ func (s wsample) botev(m int) (float64, error) {
 	}
 	lo, hi = lo-r/10, hi+r/10
 	R := hi - lo
-	bins := make([]float64, m)
+	// Every array here comes from floatScratch and goes back on return
+	// (1.6 MB a fit, which the garbage collector cost more to reclaim
+	// than to fill at 10³ values).
+	bins := zeroed(m)
+	defer floatScratch.put(bins)
 	x, w := s.x, s.w
 	if s.width != nil {
 		x, w = s.spreadPoints(R / float64(m-1))
@@ -841,15 +845,18 @@ func (s wsample) botev(m int) (float64, error) {
 		bins[i] /= tot
 	}
 	a := dct2(bins)
+	defer floatScratch.put(a)
 	// The sums' coefficients I_k^s·a2_k for s = 2…7, made once for the
 	// forty-odd calls of fixed (I_k = k², a2_k = (a_k/2)² with kde.m's
 	// a_k = 2·Σ x_j cos(…)).
 	const l = 7
 	var terms [l + 1][]float64
 	for s := 2; s <= l; s++ {
-		terms[s] = make([]float64, m-1)
+		terms[s] = floatScratch.get(m - 1) // written whole below
+		defer floatScratch.put(terms[s])
 	}
-	amax := make([]float64, m-1) // amax[k−1] = max a2_j over j ≥ k
+	amax := floatScratch.get(m - 1) // amax[k−1] = max a2_j over j ≥ k
+	defer floatScratch.put(amax)
 	for k := 1; k < m; k++ {
 		i := float64(k) * float64(k)
 		a2 := sq(a[k])
@@ -974,17 +981,18 @@ const sumRestart = 64
 // from one real FFT of m points of the reordered sequence v_j = x_{2j},
 // v_{m−1−j} = x_{2j+1}: c_k = Re(e^(−iπk/(2m))·V_k) (Makhoul 1980, "A
 // fast cosine transform in one and two dimensions", IEEE Trans. ASSP
-// 28(1)). m must be even.
+// 28(1)). m must be even. The result comes from floatScratch.
 func dct2(x []float64) []float64 {
 	m := len(x)
-	v := make([]float64, m)
+	v := floatScratch.get(m) // written whole
 	for j := range m / 2 {
 		v[j] = x[2*j]
 		v[m-1-j] = x[2*j+1]
 	}
 	fft := getFFT(m)
-	fv := fft.Coefficients(nil, v)
+	fv := fft.Coefficients(complexScratch.get(m/2+1), v)
 	putFFT(fft)
+	defer complexScratch.put(fv)
 	tw := dctTwiddles(m)
 	out := v // v is no longer needed
 	for k := range m {

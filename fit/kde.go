@@ -45,6 +45,11 @@ func binLinear(dst, x, w []float64, mass, lo, hi float64, mirror bool) {
 		if wi == 0 {
 			continue
 		}
+		// Below lo by a cell or more, pos is −1 or less: skipped without
+		// the division (most of the mirrored points of reflect).
+		if v-lo <= -dx {
+			continue
+		}
 		pos := (v - lo) / dx
 		if !(pos >= 0) || pos > float64(m-1) {
 			continue

@@ -430,7 +430,7 @@ func ksSteps(d *Density, x, y []float64, surv bool) KS {
 				w.i = i
 				v = c[i] + (t-T[i])*slope[i]
 			}
-			lo, hi = math.Min(1, v), math.Min(1, v+0) // eval's v + point
+			lo, hi = min1(v), min1(v+0) // eval's v + point
 		case half > 0:
 			lo, _ = w.eval(t - half)
 			hi, _ = w.eval(t + half)
@@ -523,7 +523,16 @@ func (w *cdfWalk) eval(t float64) (before, at float64) {
 			v += a.CDF(t)
 		}
 	}
-	return math.Min(1, v), math.Min(1, v+point)
+	return min1(v), min1(v + point)
+}
+
+// min1 is math.Min(1, v) for every v (NaN, ±0 and ±Inf included), as a
+// comparison: math.Min is a call, a sixth of ksSteps' time.
+func min1(v float64) float64 {
+	if v > 1 {
+		return 1
+	}
+	return v
 }
 
 // radixSort sorts x, whose values are ≥ 0 and not −0, by their float

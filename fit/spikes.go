@@ -368,36 +368,44 @@ func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 	c0 := spikeCellWidths[0]
 	F := int32Scratch.get(n) // every F[i] is written below
 	defer int32Scratch.put(F)
+	// Each part also notes its largest F (fhi, at least 0), so that F is
+	// not read again for it.
 	var wg sync.WaitGroup
-	cell := func(a, b int) {
+	var tops [2]int32
+	cell := func(a, b int, top *int32) {
+		hi := int32(0)
 		for i := a; i < b; i++ {
-			F[i] = -1
+			f := int32(-1)
 			if v := t[i]; v > 0 {
-				F[i] = int32(math.Floor(2 * (math.Log(v/tmin) / c0)))
+				f = int32(math.Floor(2 * (math.Log(v/tmin) / c0)))
 			}
+			F[i] = f
+			hi = max(hi, f)
 		}
+		*top = hi
 	}
 	if hc := newHalfCells(tmin, tmax, c0/2, n); hc != nil {
-		cell = func(a, b int) {
+		cell = func(a, b int, top *int32) {
+			hi := int32(0)
 			for i := a; i < b; i++ {
-				F[i] = -1
+				f := int32(-1)
 				if v := t[i]; v > 0 {
-					F[i] = int32(hc.of(v))
+					f = int32(hc.of(v))
 				}
+				F[i] = f
+				hi = max(hi, f)
 			}
+			*top = hi
 		}
 	}
 	if n >= 1<<15 {
-		wg.Go(func() { cell(0, n/2) })
-		cell(n/2, n)
+		wg.Go(func() { cell(0, n/2, &tops[0]) })
+		cell(n/2, n, &tops[1])
 		wg.Wait()
 	} else {
-		cell(0, n)
+		cell(0, n, &tops[0])
 	}
-	var fhi int64
-	for _, f := range F {
-		fhi = max(fhi, int64(f))
-	}
+	fhi := int64(max(tops[0], tops[1]))
 	var flagged []spikeCell
 	tests := 0
 	const K = atomCells
@@ -440,16 +448,20 @@ func flagSpikeCells(t, m, k []float64, delta float64) []spikeCell {
 		floatScratch.put(hc)
 		floatScratch.put(hm)
 	}()
+	unit := 1 / float64(n) // massOf's mass when m is nil, divided once
 	for i, f := range F {
 		if f < 0 {
 			continue
 		}
-		ki := 1.0
+		ki, mi := 1.0, unit
 		if k != nil {
 			ki = k[i]
 		}
+		if m != nil {
+			mi = m[i]
+		}
 		hc[f] += ki
-		hm[f] += massOf(m, i, n)
+		hm[f] += mi
 	}
 	for q := range cfgs {
 		cf := &cfgs[q]

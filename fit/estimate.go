@@ -568,10 +568,14 @@ func (d *Density) smoothPart(t []float64, ms masses, cw, width []float64, spikes
 			}
 			parallelParts(n, func(lo, hi int) {
 				for i := lo; i < hi; i++ {
-					y[i] = deround(t[i], delta, i)
-					if logDom {
-						y[i] = math.Log(y[i])
+					v := t[i]
+					if delta > 0 { // deround returns v itself otherwise
+						v = deround(v, delta, i)
 					}
+					if logDom {
+						v = math.Log(v)
+					}
+					y[i] = v
 				}
 			})
 		}

@@ -242,16 +242,24 @@ func findAtoms(t []float64, m masses, cw []float64, delta, floor float64) ([]Ato
 		// bits at least that much, so only the items of such slots are
 		// sorted (continuous data have none), as plain floats by their
 		// bits (radixSort, 8× faster than a comparison).
-		m := n
+		var ts []float64
 		if n > atomScreen {
-			m = atomScreen
+			// The strided subsample gathered once (a cache miss an item
+			// on a large sample), into a buffer of floatScratch.
+			sub := floatScratch.get(atomScreen)
+			step := float64(n) / atomScreen
+			for k := range sub {
+				sub[k] = t[int(float64(k)*step)]
+			}
 			total = atomScreen
 			minSub = 0.5 * AtomMinMass * total
+			ts = heavyValues(sub, int(math.Ceil(minSub)))
+			floatScratch.put(sub)
 		} else {
 			total = float64(n)
 			minSub = math.Max(AtomMinCount, 0.5*AtomMinMass*total)
+			ts = heavyValues(t, int(math.Ceil(minSub)))
 		}
-		ts := heavyValues(t, m, int(math.Ceil(minSub)))
 		ts = radixSort(ts, make([]float64, len(ts)))
 		sub = make([]item, len(ts))
 		for i, v := range ts {
@@ -375,33 +383,30 @@ func lineAtZero(c []float64, left int) float64 {
 	return math.Max(0, (sc-b*sk)/n)
 }
 
-// heavyValues returns the values of the m items t[⌊k·len(t)/m⌋], k < m
-// (all of t when m = len(t); values ≥ 0, −0 returned as +0: equal values,
-// equal bits), in that order, that fall in a slot of a multiplicative hash
-// of their bits (Knuth, TAOCP vol. 3, §6.4) holding at least `least` of
-// them. Every copy of a value repeated that often or more is among them;
-// other values only where the items of several share a slot. The table
-// has a slot for every least/4 items or fewer (between 2⁸ and 2¹⁶ slots),
-// so that chance fills one that far only rarely, and stays in the
-// first-level cache at 2¹⁶ items (2¹¹ slots for their least of 164; one
-// slot per item took 256 KB there, a miss per item, a twentieth of a fit
-// of 10⁵ values).
-func heavyValues(t []float64, m, least int) []float64 {
+// heavyValues returns the values of x (≥ 0; −0 returned as +0: equal
+// values, equal bits), in their order, that fall in a slot of a
+// multiplicative hash of their bits (Knuth, TAOCP vol. 3, §6.4) holding at
+// least `least` of them. Every copy of a value repeated that often or more
+// is among them; other values only where the items of several share a
+// slot. x is not modified. The table has a slot for every least/4 items
+// or fewer (between 2⁸ and 2¹⁶ slots), so that chance fills one that far
+// only rarely, and stays in the first-level cache at 2¹⁶ items (2¹¹ slots
+// for their least of 164; one slot per item took 256 KB there, a miss per
+// item, a twentieth of a fit of 10⁵ values).
+func heavyValues(x []float64, least int) []float64 {
 	bits := uint(8)
-	for bits < 16 && 1<<bits*max(1, least) < 4*m {
+	for bits < 16 && 1<<bits*max(1, least) < 4*len(x) {
 		bits++
 	}
-	step := float64(len(t)) / float64(m) // 1 exactly when m = len(t)
-	at := func(k int) float64 { return t[int(float64(k)*step)] + 0 }
-	slot := func(v float64) uint64 { return (math.Float64bits(v) * 0x9e3779b97f4a7c15) >> (64 - bits) }
+	slot := func(v float64) uint64 { return (math.Float64bits(v+0) * 0x9e3779b97f4a7c15) >> (64 - bits) }
 	cnt := make([]int32, 1<<bits)
-	for k := range m {
-		cnt[slot(at(k))]++
+	for _, v := range x {
+		cnt[slot(v)]++
 	}
 	var out []float64
-	for k := range m {
-		if v := at(k); int(cnt[slot(v)]) >= least {
-			out = append(out, v)
+	for _, v := range x {
+		if int(cnt[slot(v)]) >= least {
+			out = append(out, v+0)
 		}
 	}
 	return out

@@ -79,7 +79,9 @@ func resolution(t []float64) float64 {
 	sub.each(func(v float64) {
 		if v > 0 {
 			pos++
-			top = max(top, v)
+			if v > top { // not max: v > 0 is neither NaN nor −0
+				top = v
+			}
 		}
 	})
 	if pos == 0 || math.IsInf(top, 0) {
@@ -242,22 +244,22 @@ func findAtoms(t []float64, m masses, cw []float64, delta, floor float64) ([]Ato
 		// bits (radixSort, 8× faster than a comparison).
 		var ts []float64
 		if n > atomScreen {
-			ts = make([]float64, atomScreen)
+			// The strided subsample gathered once (a cache miss an item
+			// on a large sample), into a buffer of floatScratch.
+			sub := floatScratch.get(atomScreen)
 			step := float64(n) / atomScreen
-			for k := range ts {
-				ts[k] = t[int(float64(k)*step)] + 0 // −0 to +0: equal values, equal bits
+			for k := range sub {
+				sub[k] = t[int(float64(k)*step)]
 			}
 			total = atomScreen
 			minSub = 0.5 * AtomMinMass * total
+			ts = heavyValues(sub, int(math.Ceil(minSub)))
+			floatScratch.put(sub)
 		} else {
-			ts = make([]float64, n)
-			for i, v := range t {
-				ts[i] = v + 0
-			}
 			total = float64(n)
 			minSub = math.Max(AtomMinCount, 0.5*AtomMinMass*total)
+			ts = heavyValues(t, int(math.Ceil(minSub)))
 		}
-		ts = heavyValues(ts, int(math.Ceil(minSub)))
 		ts = radixSort(ts, make([]float64, len(ts)))
 		sub = make([]item, len(ts))
 		for i, v := range ts {
@@ -381,24 +383,30 @@ func lineAtZero(c []float64, left int) float64 {
 	return math.Max(0, (sc-b*sk)/n)
 }
 
-// heavyValues returns the values of x (≥ 0, not −0) that fall in a slot
-// of a multiplicative hash of their bits (Knuth, TAOCP vol. 3, §6.4; 2 to
-// 4 slots a value, at most 2¹⁶) holding at least `least` of them, in
-// place. Every copy of a value repeated that often or more is among them.
+// heavyValues returns the values of x (≥ 0; −0 returned as +0: equal
+// values, equal bits), in their order, that fall in a slot of a
+// multiplicative hash of their bits (Knuth, TAOCP vol. 3, §6.4) holding at
+// least `least` of them. Every copy of a value repeated that often or more
+// is among them; other values only where the items of several share a
+// slot. x is not modified. The table has a slot for every least/4 items
+// or fewer (between 2⁸ and 2¹⁶ slots), so that chance fills one that far
+// only rarely, and stays in the first-level cache at 2¹⁶ items (2¹¹ slots
+// for their least of 164; one slot per item took 256 KB there, a miss per
+// item, a twentieth of a fit of 10⁵ values).
 func heavyValues(x []float64, least int) []float64 {
 	bits := uint(8)
-	for bits < 16 && 1<<bits < 2*len(x) {
+	for bits < 16 && 1<<bits*max(1, least) < 4*len(x) {
 		bits++
 	}
-	slot := func(v float64) uint64 { return (math.Float64bits(v) * 0x9e3779b97f4a7c15) >> (64 - bits) }
+	slot := func(v float64) uint64 { return (math.Float64bits(v+0) * 0x9e3779b97f4a7c15) >> (64 - bits) }
 	cnt := make([]int32, 1<<bits)
 	for _, v := range x {
 		cnt[slot(v)]++
 	}
-	out := x[:0]
+	var out []float64
 	for _, v := range x {
 		if int(cnt[slot(v)]) >= least {
-			out = append(out, v)
+			out = append(out, v+0)
 		}
 	}
 	return out

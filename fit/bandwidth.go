@@ -367,6 +367,17 @@ type sjCounts struct {
 	n   float64
 	d   float64
 	cnt []float64
+	// cmax[k] is the largest of cnt[k:], for phi4's and phi6's stop.
+	cmax []float64
+}
+
+// withMax returns c with cmax set.
+func (c sjCounts) withMax() sjCounts {
+	c.cmax = slices.Clone(c.cnt)
+	for k := len(c.cmax) - 2; k >= 0; k-- {
+		c.cmax[k] = max(c.cmax[k], c.cmax[k+1])
+	}
+	return c
 }
 
 // pairCounts reproduces R's bw_pair_cnts (R's src/library/stats/src/
@@ -413,7 +424,7 @@ func (s wsample) pairCounts(nb int) sjCounts {
 				cnt[abs(ii-jj)]++
 			}
 		}
-		return sjCounts{n: neff, d: d, cnt: cnt}
+		return sjCounts{n: neff, d: d, cnt: cnt}.withMax()
 	}
 	// trunc(|x|/d)·sign(x) − min + 1, as R, so bins are counted from the
 	// smallest value's bin.
@@ -466,16 +477,23 @@ func (s wsample) pairCounts(nb int) sjCounts {
 // real items' squared masses add up to qb (see pairCounts).
 func pairsOfBins(wb, qb []float64, n, d float64) sjCounts {
 	cnt := make([]float64, len(wb))
+	// The pairs of bins, over the occupied ones only: an empty bin adds
+	// 0 to each count it meets, so leaving it out changes no sum, and in
+	// ln t or on a long-tailed linear range half the bins or more are
+	// empty at small n (the nb²/2 products were a fifth of sj at 10³).
+	occ := make([]int32, 0, len(wb))
 	for ii := range wb {
 		if wb[ii] == 0 {
 			continue
 		}
 		cnt[0] += (wb[ii]*wb[ii] - qb[ii]) / 2
-		for jj := range ii {
-			cnt[ii-jj] += wb[ii] * wb[jj]
+		w := wb[ii]
+		for _, jj := range occ {
+			cnt[ii-int(jj)] += w * wb[jj]
 		}
+		occ = append(occ, int32(ii))
 	}
-	return sjCounts{n: n, d: d, cnt: cnt}
+	return sjCounts{n: n, d: d, cnt: cnt}.withMax()
 }
 
 // tabulateSpread adds the masses of the values (times scale) and their
@@ -576,7 +594,11 @@ func (c sjCounts) phi4(h float64) float64 {
 		if delta >= 1000 {
 			break
 		}
-		sum += g.next(i) * (delta*delta - 6*delta + 3) * x
+		e := g.next(i)
+		if i%sumCheck == 0 && c.restBelow(i, delta, e, 6, sum) {
+			break
+		}
+		sum += e * (delta*delta - 6*delta + 3) * x
 	}
 	sum = 2*sum + c.n*3
 	return sum / (c.n * (c.n - 1) * math.Pow(h, 5) * math.Sqrt(2*math.Pi))
@@ -590,10 +612,34 @@ func (c sjCounts) phi6(h float64) float64 {
 		if delta >= 1000 {
 			break
 		}
-		sum += g.next(i) * (delta*delta*delta - 15*delta*delta + 45*delta - 15) * x
+		e := g.next(i)
+		if i%sumCheck == 0 && c.restBelow(i, delta, e, 15, sum) {
+			break
+		}
+		sum += e * (delta*delta*delta - 15*delta*delta + 45*delta - 15) * x
 	}
 	sum = 2*sum - 15*c.n
 	return sum / (c.n * (c.n - 1) * math.Pow(h, 7) * math.Sqrt(2*math.Pi))
+}
+
+// restBelow says whether the terms of phi4 (deg 6: |δ² − 6δ + 3| ≤ P(δ) =
+// δ² + 6δ + 3) or phi6 (deg 15: P(δ) = δ³ + 15δ² + 45δ + 15) from bin i
+// on, at δ = (i·d/h)² with e = e^(−δ/2), can no longer change their sum:
+// each is at most cmax[i]·e^(−δ/2)·P(δ) (counts are ≥ 0), which falls with δ once δ > 9
+// (the derivative of e^(−δ/2)·P(δ) is negative from δ ≈ 2.2 for phi4 and
+// 3.2 for phi6), so when that bound at i is below 2⁻⁵⁶·|sum|, under an
+// eighth of an ulp of the sum, adding any of them rounds back to the same
+// sum (also across a power of 2, where the spacing below halves), and the
+// sum is bit for bit the one over every bin (TestPhiStop).
+func (c sjCounts) restBelow(i int, delta, e float64, deg int, sum float64) bool {
+	if delta <= 9 {
+		return false
+	}
+	p := delta*delta + 6*delta + 3
+	if deg == 15 {
+		p = delta*delta*delta + 15*delta*delta + 45*delta + 15
+	}
+	return c.cmax[i]*e*p < 0x1p-56*math.Abs(sum)
 }
 
 // gaussSteps yields e^(−(i·u)²/2) for i = 0, 1, 2, … in turn, by the
@@ -679,8 +725,13 @@ func (s wsample) sheatherJones(nb int) (float64, error) {
 // inverse quadratic interpolation, some ten evaluations where bisection
 // takes forty.
 func brent(f func(float64) float64, a, b, tol float64) float64 {
+	return brentFrom(f, a, b, f(a), f(b), tol)
+}
+
+// brentFrom is brent given fa = f(a) and fb = f(b), for a caller that has
+// evaluated them already.
+func brentFrom(f func(float64) float64, a, b, fa, fb, tol float64) float64 {
 	const eps = 0x1p-52
-	fa, fb := f(a), f(b)
 	c, fc := a, fa
 	d := b - a
 	e := d
@@ -776,7 +827,11 @@ func (s wsample) botev(m int) (float64, error) {
 	}
 	lo, hi = lo-r/10, hi+r/10
 	R := hi - lo
-	bins := make([]float64, m)
+	// Every array here comes from floatScratch and goes back on return
+	// (1.6 MB a fit, which the garbage collector cost more to reclaim
+	// than to fill at 10³ values).
+	bins := zeroed(m)
+	defer floatScratch.put(bins)
 	x, w := s.x, s.w
 	if s.width != nil {
 		x, w = s.spreadPoints(R / float64(m-1))
@@ -790,24 +845,32 @@ func (s wsample) botev(m int) (float64, error) {
 		bins[i] /= tot
 	}
 	a := dct2(bins)
+	defer floatScratch.put(a)
 	// The sums' coefficients I_k^s·a2_k for s = 2…7, made once for the
 	// forty-odd calls of fixed (I_k = k², a2_k = (a_k/2)² with kde.m's
 	// a_k = 2·Σ x_j cos(…)).
 	const l = 7
 	var terms [l + 1][]float64
 	for s := 2; s <= l; s++ {
-		terms[s] = make([]float64, m-1)
+		terms[s] = floatScratch.get(m - 1) // written whole below
+		defer floatScratch.put(terms[s])
 	}
+	amax := floatScratch.get(m - 1) // amax[k−1] = max a2_j over j ≥ k
+	defer floatScratch.put(amax)
 	for k := 1; k < m; k++ {
 		i := float64(k) * float64(k)
 		a2 := sq(a[k])
+		amax[k-1] = a2
 		p := i
 		for s := 2; s <= l; s++ {
 			p *= i // i^s, multiplied up as kde.m's I.^s
 			terms[s][k-1] = p * a2
 		}
 	}
-	sumTerms := func(s int, t float64) float64 { return sumExpTerms(terms[s], t) }
+	for k := m - 3; k >= 0; k-- {
+		amax[k] = max(amax[k], amax[k+1])
+	}
+	sumTerms := func(s int, t float64) float64 { return sumExpTerms(terms[s], amax, s, t) }
 	fixed := func(t float64) float64 {
 		f := 2 * math.Pow(math.Pi, 2*l) * sumTerms(l, t)
 		for s := l - 1; s >= 2; s-- {
@@ -824,14 +887,20 @@ func (s wsample) botev(m int) (float64, error) {
 	}
 	nc := math.Min(1050, math.Max(50, N))
 	tol := 1e-12 + 0.01*(nc-50)/1000
+	// fixed(1e-300), the bracket's low end, is also brent's f(0): at
+	// t = 1e-300 every e^(−k²π²t) rounds to 1 as at t = 0, so both are
+	// t − X for the same X, and 1e-300 − X rounds to −X once X > 10⁻²⁸⁴,
+	// which holds whenever X > 0 (X = (2N√π·f)^(−0.4) with f finite is at
+	// least 10⁻¹²⁷). Passing it on saves brent two of its twenty-odd
+	// evaluations (the other: fixed(tol)), with the same result.
 	low := fixed(1e-300) // the same at every tol
-	for {
-		if low < 0 && fixed(tol) > 0 {
+	for low < 0 {
+		if high := fixed(tol); high > 0 {
 			// kde.m solves with fzero, Brent's method, to about the
 			// rounding of t; so does this (a bisection to tol·10⁻⁹
 			// stopped up to 10⁻⁴ of the bandwidth off where t is small,
 			// as in the linear domain's hour-long ranges).
-			t := brent(fixed, 0, tol, 1e-300)
+			t := brentFrom(fixed, 0, tol, low, high, 1e-300)
 			return math.Sqrt(t) * R, nil
 		}
 		if tol >= 0.1 {
@@ -845,21 +914,33 @@ func (s wsample) botev(m int) (float64, error) {
 }
 
 // sumExpTerms returns Σ_k c_k e^(−I_k π² t) over I_k = k², k = 1, 2, …
-// with c_k = I_k^s·a2_k (kde.m's fixed_point sums). The exponentials come
-// by recurrence, not one math.Exp each (most of ISJ's time): with
-// c = π²t, e^(−k²c) = e^(−(k−1)²c)·e^(−(2k−1)c) and e^(−(2k+1)c) =
+// with c_k = I_k^s·a2_k (kde.m's fixed_point sums), coef[k−1] = c_k and
+// amax[k−1] ≥ a2_j for every j ≥ k. The exponentials come by recurrence,
+// not one math.Exp each (most of ISJ's time): with c = π²t,
+// e^(−k²c) = e^(−(k−1)²c)·e^(−(2k−1)c) and e^(−(2k+1)c) =
 // e^(−(2k−1)c)·e^(−2c). The recurrence restarts from math.Exp every
 // sumRestart terms: a rounding error r in e^(−2c) grows to k²r after k
 // steps, and r is large against c itself when c is tiny (e^(−2c) = 1 − 2c
 // to within 10⁻¹⁶).
-func sumExpTerms(coef []float64, t float64) float64 {
+//
+// The sum stops where the terms left cannot change it. Past term k they
+// are at most amax·g(k)·ρ^(j−k), g(k) = k^(2s)·e^(−k²c) and ρ =
+// (1 + 1/k)^(2s)·e^(−(2k+1)c), the ratio g(k+1)/g(k), which falls as k
+// grows; so once ρ < 1 the tail is at most amax·g(k)/(1 − ρ). When that is
+// below 2⁻⁵⁶ of the sum so far, each term left is under a quarter of half
+// an ulp of the sum (an ulp of S is at least S·2⁻⁵³), and adding it
+// would round back to the same sum: the result is bit for bit the full
+// sum's (TestSumExpTermsStop), while the recurrence's error of 10⁻¹¹ at
+// most in the terms left is far inside that factor of 4. At the bandwidths
+// ISJ ends at, a few hundred of the 2¹⁴ terms matter.
+func sumExpTerms(coef, amax []float64, s int, t float64) float64 {
 	sum := 0.0
 	c := math.Pi * math.Pi * t
 	step := math.Exp(-2 * c)
 	var e, f float64 // e^(−(k−1)²c), e^(−(2k−1)c)
-	for k, ck := range coef {
-		if k%sumRestart == 0 {
-			j := float64(k + 1)
+	for i, ck := range coef {
+		if i%sumRestart == 0 {
+			j := float64(i + 1)
 			e, f = math.Exp(-(j-1)*(j-1)*c), math.Exp(-(2*j-1)*c)
 		}
 		e *= f
@@ -867,10 +948,29 @@ func sumExpTerms(coef []float64, t float64) float64 {
 		if e == 0 {
 			break
 		}
+		if i%sumCheck == sumCheck-1 && sumTailBelow(amax[i], e, f, float64(i+1), s, 0x1p-56*sum) {
+			break
+		}
 		sum += ck * e
 	}
 	return sum
 }
+
+// sumTailBelow says whether amax·g(k)/(1 − ρ), sumExpTerms' bound on the
+// terms from k on, is below tol, given e = e^(−k²c) and f = e^(−(2k+1)c).
+func sumTailBelow(amax, e, f, k float64, s int, tol float64) bool {
+	k2, q := k*k, sq(1+1/k)
+	g, rho := e*amax, f
+	for range s {
+		g *= k2
+		rho *= q
+	}
+	return rho < 1 && g <= tol*(1-rho)
+}
+
+// sumCheck is how often, in terms, sumExpTerms tests whether the rest of
+// its sum can still count: the test costs about as much as ten terms.
+const sumCheck = 16
 
 // sumRestart is how many terms of sumTerms' recurrence run between exact
 // exponentials: 64 keeps its relative error under 10⁻¹² (64² steps of
@@ -881,17 +981,18 @@ const sumRestart = 64
 // from one real FFT of m points of the reordered sequence v_j = x_{2j},
 // v_{m−1−j} = x_{2j+1}: c_k = Re(e^(−iπk/(2m))·V_k) (Makhoul 1980, "A
 // fast cosine transform in one and two dimensions", IEEE Trans. ASSP
-// 28(1)). m must be even.
+// 28(1)). m must be even. The result comes from floatScratch.
 func dct2(x []float64) []float64 {
 	m := len(x)
-	v := make([]float64, m)
+	v := floatScratch.get(m) // written whole
 	for j := range m / 2 {
 		v[j] = x[2*j]
 		v[m-1-j] = x[2*j+1]
 	}
 	fft := getFFT(m)
-	fv := fft.Coefficients(nil, v)
+	fv := fft.Coefficients(complexScratch.get(m/2+1), v)
 	putFFT(fft)
+	defer complexScratch.put(fv)
 	tw := dctTwiddles(m)
 	out := v // v is no longer needed
 	for k := range m {

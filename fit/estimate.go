@@ -548,6 +548,7 @@ func (d *Density) smoothPart(t []float64, ms masses, cw, width []float64, spikes
 	var ws wsample
 	var contMass float64
 	var m []float64 // item by item: the masses one an item (nil: 1/n each)
+	var pooled []float64
 	prebinned := n > preBinAbove && opt.Method != "histogram" && logDom
 	if prebinned {
 		ws, contMass = preBin(t, ms, cw, delta, spikes)
@@ -558,13 +559,23 @@ func (d *Density) smoothPart(t []float64, ms masses, cw, width []float64, spikes
 		}
 		y := t // continuous times in the linear domains: as they are
 		if delta > 0 || logDom {
-			y = bulk.Make[float64](n, n)
+			if 8*n <= scratchMaxBytes {
+				// Given back once the KDE has binned them (below).
+				y = floatScratch.get(n)
+				pooled = y
+			} else {
+				y = bulk.Make[float64](n, n)
+			}
 			parallelParts(n, func(lo, hi int) {
 				for i := lo; i < hi; i++ {
-					y[i] = deround(t[i], delta, i)
-					if logDom {
-						y[i] = math.Log(y[i])
+					v := t[i]
+					if delta > 0 { // deround returns v itself otherwise
+						v = deround(v, delta, i)
 					}
+					if logDom {
+						v = math.Log(v)
+					}
+					y[i] = v
 				}
 			})
 		}
@@ -695,6 +706,9 @@ func (d *Density) smoothPart(t []float64, ms masses, cw, width []float64, spikes
 		mass = 1 / float64(n)
 	}
 	g := gaussKDE(ws.x, ws.w, mass, h, lo, hi, size, opt.Domain == DomainReflect, full, opt.Grid+1)
+	if pooled != nil {
+		floatScratch.put(pooled) // the KDE holds its bins, not the values
+	}
 
 	switch opt.Domain {
 	case DomainLog:
@@ -724,6 +738,7 @@ func (d *Density) smoothPart(t []float64, ms masses, cw, width []float64, spikes
 			return p, c - c0
 		})
 	}
+	g.release() // the result is filled in: nothing reads the grid after
 	if full {
 		d.tieWarning(t, h, logDom)
 	}

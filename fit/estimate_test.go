@@ -584,7 +584,7 @@ func TestHeavyValues(t *testing.T) {
 			count[v]++
 		}
 		got := map[float64]int{}
-		kept := heavyValues(slices.Clone(x), least)
+		kept := heavyValues(x, least)
 		for _, v := range kept {
 			got[v]++
 		}

@@ -326,3 +326,13 @@ func BenchmarkRadixSort(b *testing.B) {
 		}
 	})
 }
+
+// TestMin1: min1 is math.Min(1, ·) bit for bit, at the special values
+// and around 1.
+func TestMin1(t *testing.T) {
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1, math.Nextafter(1, 2), math.Nextafter(1, 0), 0.5, -3, 1e300, 5e-324} {
+		if got, want := min1(v), math.Min(1, v); math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("min1(%g) = %g, want %g (math.Min)", v, got, want)
+		}
+	}
+}

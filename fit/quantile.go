@@ -13,7 +13,7 @@ import (
 // The bandwidth rules' scale (the quartiles of silverman, scott and sj)
 // needs a few order statistics of up to 10⁸ values. Sorting them, or a
 // copy to select in, costs more than the rest of the fit; instead one
-// pass counts the values into quantileBuckets buckets of equal width
+// pass counts the values into buckets of equal width (selectBuckets)
 // between the smallest and the largest (with their weights, for weighted
 // samples), a second gathers the few buckets that hold the order
 // statistics wanted, and those alone are sorted. Bucket b holds the
@@ -21,8 +21,24 @@ import (
 // every value in a bucket is ≤ every value in a later one: the order
 // statistics are exact, the same as from a sort.
 
-// quantileBuckets is the number of buckets of a selection pass.
+// quantileBuckets is the largest number of buckets of a selection pass,
+// and the number for weighted samples, whose weights are summed bucket by
+// bucket (another number would add them in another order).
 const quantileBuckets = 1 << 16
+
+// selectBuckets is the number of buckets of an unweighted selection pass
+// over n values: about one per 16 values, 2¹⁰ to quantileBuckets. The
+// order statistics are the same with any number (the counts are exact);
+// fewer buckets gather a few more values to sort, and keep the counts in
+// cache: a count of 2¹⁶ ints (512 KB) for 10⁵ values missed the cache at
+// almost every value.
+func selectBuckets(n int) int {
+	b := 1 << 10
+	for b < quantileBuckets && 16*b < n {
+		b *= 2
+	}
+	return b
+}
 
 // quantileSelectAbove is the sample size from which quantiles select
 // by buckets; smaller samples are sorted (weighted) or selected in a copy.
@@ -32,26 +48,27 @@ const quantileSelectAbove = 1 << 15
 // equal width over [lo, hi].
 type valueBuckets struct {
 	lo, inv float64
+	nb      int // number of buckets
 	cnt     []int
 	wsum    []float64 // nil without weights
 }
 
 func (vb *valueBuckets) of(v float64) int {
-	return min(int((v-vb.lo)*vb.inv), quantileBuckets-1)
+	return min(int((v-vb.lo)*vb.inv), vb.nb-1)
 }
 
-// newValueBuckets counts x into buckets over [lo, hi] (lo < hi), on all
-// cores; the chunks' weight sums are added in chunk order.
-func newValueBuckets(x, w []float64, lo, hi float64) *valueBuckets {
-	vb := &valueBuckets{lo: lo, inv: quantileBuckets / (hi - lo)}
+// newValueBuckets counts x into nb buckets over [lo, hi] (lo < hi), on
+// all cores; the chunks' weight sums are added in chunk order.
+func newValueBuckets(x, w []float64, lo, hi float64, nb int) *valueBuckets {
+	vb := &valueBuckets{lo: lo, inv: float64(nb) / (hi - lo), nb: nb}
 	chunks := (len(x) + bulk.ChunkItems - 1) / bulk.ChunkItems
 	cnts := make([][]int, chunks)
 	wsums := make([][]float64, chunks)
 	bulk.Chunks(len(x), func(k, a, b int) {
-		c := make([]int, quantileBuckets)
+		c := make([]int, nb)
 		var ws []float64
 		if w != nil {
-			ws = make([]float64, quantileBuckets)
+			ws = make([]float64, nb)
 		}
 		for i := a; i < b; i++ {
 			j := vb.of(x[i])
@@ -86,7 +103,7 @@ func (vb *valueBuckets) gather(x, w []float64, wins [][2]int) (gx, gw [][]float6
 	// The window of each bucket (−1: none): one well-predicted branch
 	// per value, where a test against the windows' bounds is taken for
 	// every value between them.
-	winOf := make([]int8, quantileBuckets)
+	winOf := make([]int8, vb.nb)
 	for i := range winOf {
 		winOf[i] = -1
 	}
@@ -145,7 +162,7 @@ func orderStats(x []float64, ranks []int, depth int, bounds *[2]float64) []float
 		}
 		return out
 	}
-	vb := newValueBuckets(x, nil, lo, hi)
+	vb := newValueBuckets(x, nil, lo, hi, selectBuckets(len(x)))
 	// The bucket of each rank and the count before it.
 	bucket := make([]int, len(ranks))
 	before := make([]int, len(ranks))
@@ -210,7 +227,7 @@ func (s wsample) quantilesLarge(ps []float64) []float64 {
 	if !(hi > lo) {
 		return slices.Repeat([]float64{lo}, len(ps))
 	}
-	vb := newValueBuckets(s.x, s.w, lo, hi)
+	vb := newValueBuckets(s.x, s.w, lo, hi, quantileBuckets)
 	var W float64
 	for _, v := range vb.wsum {
 		W += v

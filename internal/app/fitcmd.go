@@ -94,8 +94,14 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		// The fit may reorder a part's items unless a plot reads them
+		// (its survival panel takes an evenly strided subsample of large
+		// ones); the wall-clock batches read creation instants, which a
+		// sample the fit reorders has not.
+		opt := f.Options
+		opt.Reorder = f.Plot == ""
 		ds, err := eachPart(parts, func(pt part) (*fit.Density, error) {
-			d, err := fit.Estimate(pt.Sample, f.Options)
+			d, err := fit.Estimate(pt.Sample, opt)
 			return d, fitError(err)
 		})
 		if err != nil {

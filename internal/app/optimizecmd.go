@@ -133,6 +133,7 @@ func (o Optimize) fromSample(sample *ingest.Sample) (*optimize.Result, string, e
 	}
 	fo := o.Fit
 	fo.Horizon = sv.Options.Horizon.Seconds()
+	fo.Reorder = true // the rows are not read again
 	d, err := fit.Estimate(sample, fo)
 	if err != nil {
 		return nil, "", fitError(err)

@@ -247,6 +247,10 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 			return nil, err
 		}
 		fo.Horizon = sv.Options.Horizon.Seconds()
+		// Rows fitted on and not scored on are read after the fit by
+		// their creation instants alone (the wall-clock plan), which a
+		// sample the fit reorders has not: the fit may reorder them.
+		fo.Reorder = p.ownsRows && test != train
 		if d, err = fit.Estimate(train, fo); err != nil {
 			return nil, heldOutError(err, train, test)
 		}

@@ -161,15 +161,44 @@ func (dst *Sample) appendItem(s *Sample, i int) {
 // segment labels. Each part keeps its items in their order, with their
 // censoring flags, weights and creation instants, without labels.
 func (s *Sample) Segments(minRows int) (names []string, parts []*Sample, folded []string) {
-	if s.Segment == nil {
+	g := s.Segmentation(minRows)
+	if g == nil {
 		return nil, nil, nil
+	}
+	for i := range g.Names {
+		parts = append(parts, g.Part(i))
+	}
+	return g.Names, parts, g.Folded
+}
+
+// Segmentation is how a sample divides by segment (see Segments), whose
+// parts it copies out one at a time: a caller done with each part before
+// the next then holds one copy besides the sample, not all of them.
+type Segmentation struct {
+	// Names are the parts' names, sorted ("other" for the folded ones).
+	Names []string
+	// Folded are the segments with fewer than minRows items, folded
+	// into "other", sorted.
+	Folded []string
+	s      *Sample
+	partOf []int // by segment index: its part's index in Names
+	size   []int // by part: its number of items
+}
+
+// Segmentation returns how s divides by segment, segments with fewer than
+// minRows items folded into "other", or nil when s has no segment labels.
+func (s *Sample) Segmentation(minRows int) *Segmentation {
+	if s.Segment == nil {
+		return nil
 	}
 	counts := make([]int, len(s.SegmentNames))
 	for _, g := range s.Segment {
 		counts[g]++
 	}
 	const other = "other"
+	var names, folded []string
 	label := make([]string, len(s.SegmentNames))
+	size := map[string]int{}
 	for g, name := range s.SegmentNames {
 		label[g] = name
 		if counts[g] < minRows {
@@ -178,34 +207,40 @@ func (s *Sample) Segments(minRows int) (names []string, parts []*Sample, folded 
 				folded = append(folded, name)
 			}
 		}
-	}
-	// Size each part once: appending 10⁷ items part by part grew them
-	// to twice their size (docs/performance.md, Memory).
-	size := map[string]int{}
-	for g, name := range label {
-		size[name] += counts[g]
-	}
-	byName := map[string]*Sample{}
-	part := make([]*Sample, len(label)) // by segment index: no map lookup an item
-	for i, g := range s.Segment {
-		p := part[g]
-		if p == nil {
-			name := label[g]
-			if p = byName[name]; p == nil {
-				p = s.newLike(size[name], false)
-				byName[name] = p
-				names = append(names, name)
-			}
-			part[g] = p
+		if counts[g] > 0 {
+			size[label[g]] += counts[g]
 		}
-		p.appendItem(s, i)
+	}
+	for name := range size {
+		names = append(names, name)
 	}
 	slices.Sort(names)
 	slices.Sort(folded)
-	for _, n := range names {
-		parts = append(parts, byName[n])
+	g := &Segmentation{Names: names, Folded: folded, s: s, partOf: make([]int, len(label))}
+	for i, name := range label {
+		g.partOf[i], _ = slices.BinarySearch(g.Names, name)
 	}
-	return names, parts, folded
+	for _, name := range g.Names {
+		g.size = append(g.size, size[name])
+	}
+	return g
+}
+
+// Len returns the number of items of part i (of Names[i]).
+func (g *Segmentation) Len(i int) int { return g.size[i] }
+
+// Part returns a copy of the items of part i (of Names[i]), in their
+// order, with their censoring flags, weights and creation instants,
+// without labels; its columns are sized once (appending 10⁷ items grew
+// them to twice their size: docs/performance.md, Memory).
+func (g *Segmentation) Part(i int) *Sample {
+	p := g.s.newLike(g.size[i], false)
+	for j, seg := range g.s.Segment {
+		if g.partOf[seg] == i {
+			p.appendItem(g.s, j)
+		}
+	}
+	return p
 }
 
 // Validate checks the sample's invariants: equal lengths, times finite and

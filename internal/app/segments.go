@@ -1,10 +1,12 @@
 package app
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -60,19 +62,85 @@ func (in Input) parts(s *ingest.Sample, stderr io.Writer) ([]part, error) {
 	if s == nil {
 		return out, in.refuseSegment("a run without --input")
 	}
-	names, samples, folded := s.Segments(in.MinSegmentRows)
-	s.Segment, s.SegmentNames = nil, nil
-	if len(folded) > 0 {
-		fmt.Fprintf(stderr, "segments with fewer than %d rows folded into \"other\": %s\n", in.MinSegmentRows, strings.Join(folded, ", "))
+	seg, err := in.segmentation(s, stderr)
+	if err != nil {
+		return nil, err
 	}
-	for i, name := range names {
+	if seg != nil {
+		for i, name := range seg.Names {
+			out = append(out, part{Name: name, Sample: seg.Part(i)})
+		}
+	}
+	s.Segment, s.SegmentNames = nil, nil
+	return out, nil
+}
+
+// segmentation returns how s divides by --segment (nil without it), once
+// stderr is told which segments were folded into "other"; a segment
+// named as all items are is an error.
+func (in Input) segmentation(s *ingest.Sample, stderr io.Writer) (*ingest.Segmentation, error) {
+	seg := s.Segmentation(in.MinSegmentRows)
+	if seg == nil {
+		return nil, nil
+	}
+	if len(seg.Folded) > 0 {
+		fmt.Fprintf(stderr, "segments with fewer than %d rows folded into \"other\": %s\n", in.MinSegmentRows, strings.Join(seg.Folded, ", "))
+	}
+	for _, name := range seg.Names {
 		if name == export.AllSegment {
 			// Tables, CSV, JSON and schedule documents name all items so.
 			return nil, fmt.Errorf("--segment %s: the value %q is reserved for all items: rename it in the data", in.Read.Segment, name)
 		}
-		out = append(out, part{Name: name, Sample: samples[i]})
 	}
-	return out, nil
+	return seg, nil
+}
+
+// eachPartOnce is parts and eachPart in one, for commands that read a
+// part's rows in fn alone (fit without a plot, optimize): each segment is
+// copied out of s as fn starts on it and dropped after, so that one
+// segment's copy is held besides s instead of all of them (9 bytes a
+// row). The segments go smallest first, and s's labels (4 bytes a row)
+// are dropped once the largest is copied, before fn works on it; all
+// items go last, so that fn may reorder them (fit.Options.Reorder). The
+// parts' results do not depend on each other or on that order: the
+// results, and the error when there is one, are those of eachPart — all
+// items' error first, then the first segment's by name. The parts
+// returned hold no segment's rows.
+func eachPartOnce[T any](in Input, s *ingest.Sample, stderr io.Writer, fn func(part) (T, error)) ([]part, []T, error) {
+	seg, err := in.segmentation(s, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	var names []string
+	if seg != nil {
+		names = seg.Names
+	}
+	res := make([]T, 1+len(names))
+	errs := make([]error, len(names))
+	order := make([]int, len(names))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(seg.Len(a), seg.Len(b)) })
+	for k, i := range order {
+		p := seg.Part(i)
+		if k == len(order)-1 {
+			s.Segment, s.SegmentNames = nil, nil // read by no copy after this one
+		}
+		res[1+i], errs[i] = fn(part{Name: names[i], Sample: p})
+	}
+	s.Segment, s.SegmentNames = nil, nil
+	parts := []part{{Name: export.AllSegment, Sample: s}}
+	if res[0], err = fn(parts[0]); err != nil {
+		return nil, nil, err
+	}
+	for i, name := range names {
+		if errs[i] != nil {
+			return nil, nil, fmt.Errorf("segment %q: %w", name, errs[i])
+		}
+		parts = append(parts, part{Name: name})
+	}
+	return parts, res, nil
 }
 
 // eachPart calls fn on every part in order and collects the results. An

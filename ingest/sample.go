@@ -226,9 +226,6 @@ func (s *Sample) Segmentation(minRows int) *Segmentation {
 	return g
 }
 
-// Len returns the number of items of part i (of Names[i]).
-func (g *Segmentation) Len(i int) int { return g.size[i] }
-
 // Part returns a copy of the items of part i (of Names[i]), in their
 // order, with their censoring flags, weights and creation instants,
 // without labels; its columns are sized once (appending 10⁷ items grew

@@ -1,12 +1,10 @@
 package app
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -99,46 +97,43 @@ func (in Input) segmentation(s *ingest.Sample, stderr io.Writer) (*ingest.Segmen
 // part's rows in fn alone (fit without a plot, optimize): each segment is
 // copied out of s as fn starts on it and dropped after, so that one
 // segment's copy is held besides s instead of all of them (9 bytes a
-// row). The segments go smallest first, and s's labels (4 bytes a row)
-// are dropped once the largest is copied, before fn works on it; all
-// items go last, so that fn may reorder them (fit.Options.Reorder). The
-// parts' results do not depend on each other or on that order: the
-// results, and the error when there is one, are those of eachPart — all
-// items' error first, then the first segment's by name. The parts
-// returned hold no segment's rows.
+// row), and s's labels (4 bytes a row) are dropped once the last is
+// copied. All items go last, so that fn may reorder them
+// (fit.Options.Reorder). The parts' results do not depend on each other
+// or on that order: the results, and the error when there is one, are
+// those of eachPart — all items' error first, then the first segment's by
+// name; segments after a failed one are not worked on, but all items are.
+// The parts returned hold no segment's rows.
 func eachPartOnce[T any](in Input, s *ingest.Sample, stderr io.Writer, fn func(part) (T, error)) ([]part, []T, error) {
 	seg, err := in.segmentation(s, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
-	var names []string
+	parts := []part{{Name: export.AllSegment}}
+	res := make([]T, 1)
+	var segErr error
 	if seg != nil {
-		names = seg.Names
-	}
-	res := make([]T, 1+len(names))
-	errs := make([]error, len(names))
-	order := make([]int, len(names))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(seg.Len(a), seg.Len(b)) })
-	for k, i := range order {
-		p := seg.Part(i)
-		if k == len(order)-1 {
-			s.Segment, s.SegmentNames = nil, nil // read by no copy after this one
+		for i, name := range seg.Names {
+			p := seg.Part(i)
+			if i == len(seg.Names)-1 {
+				s.Segment, s.SegmentNames = nil, nil // read by no copy after this one
+			}
+			r, err := fn(part{Name: name, Sample: p})
+			if err != nil {
+				segErr = fmt.Errorf("segment %q: %w", name, err)
+				break
+			}
+			parts = append(parts, part{Name: name})
+			res = append(res, r)
 		}
-		res[1+i], errs[i] = fn(part{Name: names[i], Sample: p})
 	}
 	s.Segment, s.SegmentNames = nil, nil
-	parts := []part{{Name: export.AllSegment, Sample: s}}
+	parts[0].Sample = s
 	if res[0], err = fn(parts[0]); err != nil {
 		return nil, nil, err
 	}
-	for i, name := range names {
-		if errs[i] != nil {
-			return nil, nil, fmt.Errorf("segment %q: %w", name, errs[i])
-		}
-		parts = append(parts, part{Name: name})
+	if segErr != nil {
+		return nil, nil, segErr
 	}
 	return parts, res, nil
 }

@@ -161,8 +161,8 @@ func TestPartSize(t *testing.T) {
 // TestIssue18EachPartOnce: eachPartOnce gives the parts, results and
 // errors of parts and eachPart (all items first, segments in name order,
 // folded ones as "other"; all items' error before a segment's, then the
-// first segment's by name), while it hands fn the segments one at a time,
-// smallest first, and all items last.
+// first segment's by name), while it hands fn the segments one at a time
+// and all items last.
 func TestIssue18EachPartOnce(t *testing.T) {
 	sample := func() *ingest.Sample {
 		// Segments b (3 items), a (2), c and d (1 each, folded at 2).
@@ -199,11 +199,11 @@ func TestIssue18EachPartOnce(t *testing.T) {
 		wantErr   string
 		wantCalls []string
 	}{
-		// Smallest first (a and other have 2 items, b 3), all items last.
-		{"ok", nil, "", []string{"a", "other", "b", export.AllSegment}},
-		{"segment fails", []string{"b"}, `segment "b": failed b`, []string{"a", "other", "b", export.AllSegment}},
-		{"first by name", []string{"other", "b"}, `segment "b": failed b`, []string{"a", "other", "b", export.AllSegment}},
-		{"all items fail first", []string{"a", export.AllSegment}, "failed " + export.AllSegment, []string{"a", "other", "b", export.AllSegment}},
+		// Segments by name, all items last; none after a failed one.
+		{"ok", nil, "", []string{"a", "b", "other", export.AllSegment}},
+		{"segment fails", []string{"b"}, `segment "b": failed b`, []string{"a", "b", export.AllSegment}},
+		{"first by name", []string{"other", "b"}, `segment "b": failed b`, []string{"a", "b", export.AllSegment}},
+		{"all items fail first", []string{"a", export.AllSegment}, "failed " + export.AllSegment, []string{"a", export.AllSegment}},
 	} {
 		var onceCalls, eachCalls []string
 		var stderr1, stderr2 bytes.Buffer

@@ -3,6 +3,8 @@ package app
 import (
 	"bytes"
 	"errors"
+	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -239,5 +241,42 @@ func TestIssue18EachPartOnce(t *testing.T) {
 		if stderr1.String() != stderr2.String() {
 			t.Errorf("%s: stderr %q, want %q", c.name, stderr1.String(), stderr2.String())
 		}
+	}
+}
+
+// TestIssue18EachPartOnceMany: beyond lazyParts segments eachPartOnce
+// copies them out in one pass; the parts and results are still those of
+// parts and eachPart.
+func TestIssue18EachPartOnceMany(t *testing.T) {
+	sample := func() *ingest.Sample {
+		s := &ingest.Sample{}
+		for g := range 3 * lazyParts {
+			s.SegmentNames = append(s.SegmentNames, "s"+strconv.Itoa(g))
+		}
+		for i := range 2000 {
+			s.Times = append(s.Times, float64(i))
+			s.Segment = append(s.Segment, int32(i*7%len(s.SegmentNames)))
+		}
+		return s
+	}
+	fn := func(p part) ([]float64, error) { return slices.Clone(p.Sample.Times), nil }
+	in := Input{MinSegmentRows: 2}
+	parts, got, err := eachPartOnce(in, sample(), io.Discard, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantParts, err := in.parts(sample(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := eachPart(wantParts, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) != 1+3*lazyParts || len(parts) != len(wantParts) {
+		t.Fatalf("%d parts, want %d", len(parts), len(wantParts))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("eachPartOnce results (-eachPart +once):\n%s", diff)
 	}
 }

@@ -45,12 +45,15 @@ func selectBuckets(n int) int {
 const quantileSelectAbove = 1 << 15
 
 // valueBuckets counts values x (weights w, nil: none) into buckets of
-// equal width over [lo, hi].
+// equal width over [lo, hi], leaving out the values that skip marks (nil:
+// none) — the censored items, whose settled times SettledQuantile selects
+// among without copying them out.
 type valueBuckets struct {
 	lo, inv float64
 	nb      int // number of buckets
 	cnt     []int
 	wsum    []float64 // nil without weights
+	skip    []bool
 }
 
 func (vb *valueBuckets) of(v float64) int {
@@ -58,9 +61,10 @@ func (vb *valueBuckets) of(v float64) int {
 }
 
 // newValueBuckets counts x into nb buckets over [lo, hi] (lo < hi), on
-// all cores; the chunks' weight sums are added in chunk order.
-func newValueBuckets(x, w []float64, lo, hi float64, nb int) *valueBuckets {
-	vb := &valueBuckets{lo: lo, inv: float64(nb) / (hi - lo), nb: nb}
+// all cores, leaving out those skip marks (nil: none); the chunks' weight
+// sums are added in chunk order.
+func newValueBuckets(x, w []float64, skip []bool, lo, hi float64, nb int) *valueBuckets {
+	vb := &valueBuckets{lo: lo, inv: float64(nb) / (hi - lo), nb: nb, skip: skip}
 	chunks := (len(x) + bulk.ChunkItems - 1) / bulk.ChunkItems
 	cnts := make([][]int, chunks)
 	wsums := make([][]float64, chunks)
@@ -71,6 +75,9 @@ func newValueBuckets(x, w []float64, lo, hi float64, nb int) *valueBuckets {
 			ws = make([]float64, nb)
 		}
 		for i := a; i < b; i++ {
+			if skip != nil && skip[i] {
+				continue
+			}
 			j := vb.of(x[i])
 			c[j]++
 			if ws != nil {
@@ -94,8 +101,8 @@ func newValueBuckets(x, w []float64, lo, hi float64, nb int) *valueBuckets {
 }
 
 // gather returns the values (and weights) of x in each window of
-// buckets [from, to], in sample order, in one pass on all cores. The
-// windows are ascending and do not overlap.
+// buckets [from, to], in sample order, in one pass on all cores, leaving
+// out those vb.skip marks. The windows are ascending and do not overlap.
 func (vb *valueBuckets) gather(x, w []float64, wins [][2]int) (gx, gw [][]float64) {
 	chunks := (len(x) + bulk.ChunkItems - 1) / bulk.ChunkItems
 	px := make([][][]float64, chunks)
@@ -116,6 +123,9 @@ func (vb *valueBuckets) gather(x, w []float64, wins [][2]int) (gx, gw [][]float6
 		ox := make([][]float64, len(wins))
 		ow := make([][]float64, len(wins))
 		for i := a; i < b; i++ {
+			if vb.skip != nil && vb.skip[i] {
+				continue
+			}
 			if q := winOf[vb.of(x[i])]; q >= 0 {
 				ox[q] = append(ox[q], x[i])
 				if w != nil {
@@ -136,13 +146,14 @@ func (vb *valueBuckets) gather(x, w []float64, wins [][2]int) (gx, gw [][]float6
 }
 
 // orderStats returns the order statistics of ranks (0-based, ascending)
-// of x, which it does not modify. depth bounds the recursion into a
-// window that holds most of the values (a far outlier squeezes the rest
-// into one bucket).
-func orderStats(x []float64, ranks []int, depth int, bounds *[2]float64) []float64 {
+// of the values of x that skip does not mark (nil: all of them); it
+// modifies neither. depth bounds the recursion into a window that holds
+// most of the values (a far outlier squeezes the rest into one bucket);
+// bounds, when not nil, are the smallest and the largest value.
+func orderStats(x []float64, skip []bool, ranks []int, depth int, bounds *[2]float64) []float64 {
 	out := make([]float64, len(ranks))
 	if len(x) <= quantileSelectAbove || depth > 3 {
-		c := slices.Clone(x)
+		c := kept(x, skip)
 		lo := 0
 		for k, r := range ranks {
 			out[k] = selectK(c[lo:], r-lo) // c[lo:] holds order statistics ≥ lo
@@ -151,9 +162,12 @@ func orderStats(x []float64, ranks []int, depth int, bounds *[2]float64) []float
 		return out
 	}
 	var lo, hi float64
-	if bounds != nil {
+	switch {
+	case bounds != nil:
 		lo, hi = bounds[0], bounds[1]
-	} else {
+	case skip != nil:
+		lo, hi = minMaxKept(x, skip)
+	default:
 		lo, hi = minMax(x)
 	}
 	if !(hi > lo) {
@@ -162,7 +176,7 @@ func orderStats(x []float64, ranks []int, depth int, bounds *[2]float64) []float
 		}
 		return out
 	}
-	vb := newValueBuckets(x, nil, lo, hi, selectBuckets(len(x)))
+	vb := newValueBuckets(x, nil, skip, lo, hi, selectBuckets(len(x)))
 	// The bucket of each rank and the count before it.
 	bucket := make([]int, len(ranks))
 	before := make([]int, len(ranks))
@@ -196,7 +210,7 @@ func orderStats(x []float64, ranks []int, depth int, bounds *[2]float64) []float
 		for i := range local {
 			local[i] = ranks[k+i] - before[k]
 		}
-		copy(out[k:e], orderStats(gx[q], local, depth+1, nil))
+		copy(out[k:e], orderStats(gx[q], nil, local, depth+1, nil))
 	}
 	return out
 }
@@ -211,7 +225,7 @@ func (s wsample) quantilesLarge(ps []float64) []float64 {
 			j := int(math.Floor(float64(n-1) * p))
 			ranks = append(ranks, j, min(j+1, n-1))
 		}
-		st := orderStats(s.x, ranks, 0, s.bounds)
+		st := orderStats(s.x, nil, ranks, 0, s.bounds)
 		out := make([]float64, len(ps))
 		for k, p := range ps {
 			h := float64(n-1) * p
@@ -227,7 +241,7 @@ func (s wsample) quantilesLarge(ps []float64) []float64 {
 	if !(hi > lo) {
 		return slices.Repeat([]float64{lo}, len(ps))
 	}
-	vb := newValueBuckets(s.x, s.w, lo, hi, quantileBuckets)
+	vb := newValueBuckets(s.x, s.w, nil, lo, hi, quantileBuckets)
 	var W float64
 	for _, v := range vb.wsum {
 		W += v
@@ -327,4 +341,37 @@ func windowQuantile(x, w []float64, p, den, before float64) float64 {
 	}
 	f := (p - pos[j-1]) / (pos[j] - pos[j-1])
 	return it[j-1].x + f*(it[j].x-it[j-1].x)
+}
+
+// kept returns a copy of the values of x that skip does not mark (nil:
+// all of them).
+func kept(x []float64, skip []bool) []float64 {
+	if skip == nil {
+		return slices.Clone(x)
+	}
+	var out []float64
+	for i, v := range x {
+		if !skip[i] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// minMaxKept is minMax of the values of x that skip does not mark, +Inf
+// and −Inf when it marks them all.
+func minMaxKept(x []float64, skip []bool) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for i, v := range x {
+		if skip[i] {
+			continue
+		}
+		if v < lo {
+			lo = v
+		}
+		if v > hi {
+			hi = v
+		}
+	}
+	return lo, hi
 }

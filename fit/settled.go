@@ -1,8 +1,9 @@
 package fit
 
 import (
+	"math"
+
 	"github.com/pollfit/pollfit/ingest"
-	"github.com/pollfit/pollfit/internal/bulk"
 )
 
 // SettledQuantile returns the p-quantile (0 ≤ p ≤ 1) of the settle times
@@ -14,19 +15,28 @@ import (
 // cover.
 func SettledQuantile(s *ingest.Sample, p float64) (float64, int) {
 	if s.Weights == nil {
-		// One copy of the settled times, of the exact size, selected in
-		// place: appending them and selecting on a clone took three
-		// times their size (docs/performance.md, Memory).
-		x := bulk.Make[float64](0, s.Len()-s.CensoredCount())
-		for i, t := range s.Times {
-			if !s.IsCensored(i) {
-				x = append(x, t)
-			}
-		}
-		if len(x) == 0 {
+		n := s.Len() - s.CensoredCount()
+		if n == 0 {
 			return 0, 0
 		}
-		return quantilesInPlace(x, p)[0], len(x)
+		// The order statistics are selected among the settled times
+		// where they are, by buckets (orderStats), rather than in a copy
+		// of them: the copy was the plan's peak, 8 bytes a training row
+		// (docs/performance.md, Memory). They are the same values a
+		// selection in a copy finds, interpolated by the same formula
+		// (quantilesInPlace), so the quantile is the same float.
+		var skip []bool
+		if n < s.Len() {
+			skip = s.Censored
+		}
+		h := float64(n-1) * p
+		j := int(math.Floor(h))
+		st := orderStats(s.Times, skip, []int{j, min(j+1, n-1)}, 0, nil)
+		q := st[0]
+		if f := h - float64(j); f > 0 && j+1 < n {
+			q = st[0] + f*(st[1]-st[0])
+		}
+		return q, n
 	}
 	var ws wsample
 	for i, t := range s.Times {

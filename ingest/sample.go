@@ -161,15 +161,45 @@ func (dst *Sample) appendItem(s *Sample, i int) {
 // segment labels. Each part keeps its items in their order, with their
 // censoring flags, weights and creation instants, without labels.
 func (s *Sample) Segments(minRows int) (names []string, parts []*Sample, folded []string) {
-	if s.Segment == nil {
+	g := s.Segmentation(minRows)
+	if g == nil {
 		return nil, nil, nil
+	}
+	return g.Names, g.Parts(0, len(g.Names)), g.Folded
+}
+
+// Segmentation is how a sample divides by segment (see Segments), whose
+// parts it copies out one at a time: a caller done with each part before
+// the next then holds one copy besides the sample, not all of them. It
+// keeps each item's part in the narrowest unsigned integer that holds
+// the parts' indexes (a byte for up to 256 parts) and reads the sample's
+// labels no more once made: a caller may drop them (4 bytes an item)
+// before copying the parts out.
+type Segmentation struct {
+	// Names are the parts' names, sorted ("other" for the folded ones).
+	Names []string
+	// Folded are the segments with fewer than minRows items, folded
+	// into "other", sorted.
+	Folded []string
+	s      *Sample
+	index  any   // []uint8, []uint16 or []uint32: each item's part
+	size   []int // by part: its number of items
+}
+
+// Segmentation returns how s divides by segment, segments with fewer than
+// minRows items folded into "other", or nil when s has no segment labels.
+func (s *Sample) Segmentation(minRows int) *Segmentation {
+	if s.Segment == nil {
+		return nil
 	}
 	counts := make([]int, len(s.SegmentNames))
 	for _, g := range s.Segment {
 		counts[g]++
 	}
 	const other = "other"
+	var names, folded []string
 	label := make([]string, len(s.SegmentNames))
+	size := map[string]int{}
 	for g, name := range s.SegmentNames {
 		label[g] = name
 		if counts[g] < minRows {
@@ -178,34 +208,73 @@ func (s *Sample) Segments(minRows int) (names []string, parts []*Sample, folded 
 				folded = append(folded, name)
 			}
 		}
-	}
-	// Size each part once: appending 10⁷ items part by part grew them
-	// to twice their size (docs/performance.md, Memory).
-	size := map[string]int{}
-	for g, name := range label {
-		size[name] += counts[g]
-	}
-	byName := map[string]*Sample{}
-	part := make([]*Sample, len(label)) // by segment index: no map lookup an item
-	for i, g := range s.Segment {
-		p := part[g]
-		if p == nil {
-			name := label[g]
-			if p = byName[name]; p == nil {
-				p = s.newLike(size[name], false)
-				byName[name] = p
-				names = append(names, name)
-			}
-			part[g] = p
+		if counts[g] > 0 {
+			size[label[g]] += counts[g]
 		}
-		p.appendItem(s, i)
+	}
+	for name := range size {
+		names = append(names, name)
 	}
 	slices.Sort(names)
 	slices.Sort(folded)
-	for _, n := range names {
-		parts = append(parts, byName[n])
+	g := &Segmentation{Names: names, Folded: folded, s: s}
+	// Each segment's part (a segment without items has none: it maps
+	// to where its name would be, which no item reads).
+	partOf := make([]int, len(label))
+	for i, name := range label {
+		partOf[i], _ = slices.BinarySearch(g.Names, name)
 	}
-	return names, parts, folded
+	for _, name := range g.Names {
+		g.size = append(g.size, size[name])
+	}
+	switch {
+	case len(names) <= 1<<8:
+		g.index = indexParts[uint8](s.Segment, partOf)
+	case len(names) <= 1<<16:
+		g.index = indexParts[uint16](s.Segment, partOf)
+	default:
+		g.index = indexParts[uint32](s.Segment, partOf)
+	}
+	return g
+}
+
+// indexParts returns each item's part, partOf[its segment].
+func indexParts[I uint8 | uint16 | uint32](seg []int32, partOf []int) []I {
+	out := bulk.Make[I](len(seg), len(seg))
+	for j, g := range seg {
+		out[j] = I(partOf[g])
+	}
+	return out
+}
+
+// Parts returns copies of parts from to to−1 (of Names[from:to]), in one
+// pass over the sample: each with its items in their order, their
+// censoring flags, weights and creation instants, without labels; the
+// columns are sized once (appending 10⁷ items grew them to twice their
+// size: docs/performance.md, Memory).
+func (g *Segmentation) Parts(from, to int) []*Sample {
+	parts := make([]*Sample, to-from)
+	for i := range parts {
+		parts[i] = g.s.newLike(g.size[from+i], false)
+	}
+	switch ix := g.index.(type) {
+	case []uint8:
+		copyParts(parts, g.s, ix, from)
+	case []uint16:
+		copyParts(parts, g.s, ix, from)
+	case []uint32:
+		copyParts(parts, g.s, ix, from)
+	}
+	return parts
+}
+
+// copyParts appends each item of s to parts[its part − from], when there.
+func copyParts[I uint8 | uint16 | uint32](parts []*Sample, s *Sample, index []I, from int) {
+	for j, k := range index {
+		if i := int(k) - from; i >= 0 && i < len(parts) {
+			parts[i].appendItem(s, j)
+		}
+	}
 }
 
 // Validate checks the sample's invariants: equal lengths, times finite and

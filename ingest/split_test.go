@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -155,5 +157,55 @@ func TestSlice(t *testing.T) {
 	v.Times = append(v.Times, 30)
 	if !slices.Equal(s.Times, []float64{1, 20, 3, 4}) {
 		t.Errorf("sample after writing the view = %v, want [1 20 3 4]", s.Times)
+	}
+}
+
+// Issue 18: the held-out items are marked in a bit set, and SplitInPlace
+// buffers them in the shuffle's indexes (or, above a holdout of ½, in a
+// buffer of their own); the parts must be those of the plain partial
+// Fisher–Yates shuffle of []int indexes with a bool an item, taken here
+// as the reference, for sizes around the bit set's words and holdouts on
+// both sides of ½.
+func TestSplitInPlaceBuffersIssue18(t *testing.T) {
+	for _, n := range []int{1, 63, 64, 65, 1000, 4097} {
+		for _, h := range []float64{0.1, 0.3, 0.5, 0.7, 0.99} {
+			s := splitSample(n)
+			s.Created = make([]int64, n)
+			for i := range s.Created {
+				s.Created[i] = -int64(i) * 1e9 // negative: all 64 bits through the buffer
+			}
+			k := int(math.Round(h * float64(n)))
+			rng := rand.New(rand.NewPCG(9, 0x73706c6974))
+			idx := make([]int, n)
+			for i := range idx {
+				idx[i] = i
+			}
+			for i := 0; i < k; i++ {
+				j := i + rng.IntN(n-i)
+				idx[i], idx[j] = idx[j], idx[i]
+			}
+			held := make([]bool, n)
+			for _, i := range idx[:k] {
+				held[i] = true
+			}
+			var want []int // the items' indexes: training ones, then held-out ones
+			for _, part := range []bool{false, true} {
+				for i := range n {
+					if held[i] == part {
+						want = append(want, i)
+					}
+				}
+			}
+			train, test := s.SplitInPlace(h, 9)
+			if test.Len() != k || train.Len() != n-k {
+				t.Fatalf("n %d holdout %g: parts of %d and %d, want %d and %d", n, h, train.Len(), test.Len(), n-k, k)
+			}
+			for j, i := range want {
+				if s.Times[j] != float64(i) || s.Censored[j] != (i%7 == 0) || s.Weights[j] != float64(1+i%3) ||
+					s.Segment[j] != int32(i%2) || s.Created[j] != -int64(i)*1e9 {
+					t.Fatalf("n %d holdout %g: position %d holds item %v (created %d), want item %d", n, h, j, s.Times[j], s.Created[j], i)
+				}
+			}
+		}
 	}
 }

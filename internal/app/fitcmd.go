@@ -90,14 +90,25 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 			return err
 		}
 		out.Input = rep
-		parts, err := f.Input.parts(sample, stderr)
-		if err != nil {
-			return err
-		}
-		ds, err := eachPart(parts, func(pt part) (*fit.Density, error) {
-			d, err := fit.Estimate(pt.Sample, f.Options)
+		// Without a plot, which reads every part's rows after the fits
+		// (its survival panel takes an evenly strided subsample of large
+		// ones), each part's rows are read by its fit alone: the fit may
+		// reorder them, and the segments are copied out one at a time
+		// (eachPartOnce). The wall-clock batches read creation instants,
+		// which a sample the fit reorders has not.
+		opt := f.Options
+		opt.Reorder = f.Plot == ""
+		estimate := func(pt part) (*fit.Density, error) {
+			d, err := fit.Estimate(pt.Sample, opt)
 			return d, fitError(err)
-		})
+		}
+		var parts []part
+		var ds []*fit.Density
+		if opt.Reorder {
+			parts, ds, err = eachPartOnce(f.Input, sample, stderr, estimate)
+		} else if parts, err = f.Input.parts(sample, stderr); err == nil {
+			ds, err = eachPart(parts, estimate)
+		}
 		if err != nil {
 			return err
 		}

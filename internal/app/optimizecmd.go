@@ -89,15 +89,12 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		parts, err := o.Input.parts(sample, stderr)
-		if err != nil {
-			return err
-		}
 		type solved struct {
 			r    *optimize.Result
 			note string
 		}
-		rs, err := eachPart(parts, func(pt part) (solved, error) {
+		// A part's rows are read by its fit alone (fromSample).
+		parts, rs, err := eachPartOnce(o.Input, sample, stderr, func(pt part) (solved, error) {
 			r, note, err := o.fromSample(pt.Sample)
 			return solved{r, note}, err
 		})
@@ -133,6 +130,7 @@ func (o Optimize) fromSample(sample *ingest.Sample) (*optimize.Result, string, e
 	}
 	fo := o.Fit
 	fo.Horizon = sv.Options.Horizon.Seconds()
+	fo.Reorder = true // the rows are not read again
 	d, err := fit.Estimate(sample, fo)
 	if err != nil {
 		return nil, "", fitError(err)

@@ -51,24 +51,102 @@ func (p part) size() string {
 // segment of --segment in name order, those with fewer rows than
 // in.MinSegmentRows folded into one named "other" (stderr is told which).
 // s may be nil (a command run without data): its one part has no sample,
-// and --segment is a usage error.
+// and --segment is a usage error. The segments are copies, and s loses
+// its labels (see segmentation).
 func (in Input) parts(s *ingest.Sample, stderr io.Writer) ([]part, error) {
 	out := []part{{Name: export.AllSegment, Sample: s}}
 	if s == nil {
 		return out, in.refuseSegment("a run without --input")
 	}
-	names, samples, folded := s.Segments(in.MinSegmentRows)
-	if len(folded) > 0 {
-		fmt.Fprintf(stderr, "segments with fewer than %d rows folded into \"other\": %s\n", in.MinSegmentRows, strings.Join(folded, ", "))
+	seg, err := in.segmentation(s, stderr)
+	if err != nil {
+		return nil, err
 	}
-	for i, name := range names {
+	if seg != nil {
+		for i, p := range seg.Parts(0, len(seg.Names)) {
+			out = append(out, part{Name: seg.Names[i], Sample: p})
+		}
+	}
+	return out, nil
+}
+
+// segmentation returns how s divides by --segment (nil without it), once
+// stderr is told which segments were folded into "other"; a segment
+// named as all items are is an error. s's labels are dropped: the
+// segmentation holds each row's part in a byte (up to 256 parts), and
+// nothing else reads them; that frees 4 bytes a row before the parts are
+// copied out, and lets the fit reorder s, a sample of times and flags
+// alone, in place (fit.Options.Reorder).
+func (in Input) segmentation(s *ingest.Sample, stderr io.Writer) (*ingest.Segmentation, error) {
+	seg := s.Segmentation(in.MinSegmentRows)
+	s.Segment, s.SegmentNames = nil, nil
+	if seg == nil {
+		return nil, nil
+	}
+	if len(seg.Folded) > 0 {
+		fmt.Fprintf(stderr, "segments with fewer than %d rows folded into \"other\": %s\n", in.MinSegmentRows, strings.Join(seg.Folded, ", "))
+	}
+	for _, name := range seg.Names {
 		if name == export.AllSegment {
 			// Tables, CSV, JSON and schedule documents name all items so.
 			return nil, fmt.Errorf("--segment %s: the value %q is reserved for all items: rename it in the data", in.Read.Segment, name)
 		}
-		out = append(out, part{Name: name, Sample: samples[i]})
 	}
-	return out, nil
+	return seg, nil
+}
+
+// lazyParts bounds the segments eachPartOnce copies out one at a time.
+const lazyParts = 16
+
+// eachPartOnce is parts and eachPart in one, for commands that read a
+// part's rows in fn alone (fit without a plot, optimize): up to
+// lazyParts segments, each is copied out of s as fn starts on it and
+// dropped after, so that one segment's copy is held besides s instead of
+// all of them (9 bytes a row); more are copied out in one pass, as parts
+// does (a pass over the rows per segment would cost more than the fits
+// of small segments). All items go last, so that fn may reorder them
+// (fit.Options.Reorder). The parts' results do not depend on each other
+// or on that order: the results, and the error when there is one, are
+// those of eachPart — all items' error first, then the first segment's by
+// name; segments after a failed one are not worked on, but all items are.
+// The parts returned hold no segment's rows.
+func eachPartOnce[T any](in Input, s *ingest.Sample, stderr io.Writer, fn func(part) (T, error)) ([]part, []T, error) {
+	seg, err := in.segmentation(s, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	parts := []part{{Name: export.AllSegment}}
+	res := make([]T, 1)
+	var segErr error
+	if seg != nil {
+		var all []*ingest.Sample
+		if len(seg.Names) > lazyParts {
+			all = seg.Parts(0, len(seg.Names))
+		}
+		for i, name := range seg.Names {
+			var p *ingest.Sample
+			if all != nil {
+				p, all[i] = all[i], nil
+			} else {
+				p = seg.Parts(i, i+1)[0]
+			}
+			r, err := fn(part{Name: name, Sample: p})
+			if err != nil {
+				segErr = fmt.Errorf("segment %q: %w", name, err)
+				break
+			}
+			parts = append(parts, part{Name: name})
+			res = append(res, r)
+		}
+	}
+	parts[0].Sample = s
+	if res[0], err = fn(parts[0]); err != nil {
+		return nil, nil, err
+	}
+	if segErr != nil {
+		return nil, nil, segErr
+	}
+	return parts, res, nil
 }
 
 // eachPart calls fn on every part in order and collects the results. An

@@ -3,6 +3,9 @@ package app
 import (
 	"bytes"
 	"errors"
+	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -154,5 +157,126 @@ func TestPartSize(t *testing.T) {
 		if got := (part{Sample: tc.s}).size(); got != tc.want {
 			t.Errorf("size = %q, want %q", got, tc.want)
 		}
+	}
+}
+
+// TestIssue18EachPartOnce: eachPartOnce gives the parts, results and
+// errors of parts and eachPart (all items first, segments in name order,
+// folded ones as "other"; all items' error before a segment's, then the
+// first segment's by name), while it hands fn the segments one at a time
+// and all items last.
+func TestIssue18EachPartOnce(t *testing.T) {
+	sample := func() *ingest.Sample {
+		// Segments b (3 items), a (2), c and d (1 each, folded at 2).
+		s := &ingest.Sample{SegmentNames: []string{"b", "a", "c", "d"}}
+		for i, g := range []int32{0, 1, 0, 2, 1, 0, 3} {
+			s.Times = append(s.Times, float64(i))
+			s.Segment = append(s.Segment, g)
+		}
+		return s
+	}
+	// fn's result names the part and its items' times; it fails on the
+	// parts in fail.
+	fnFailing := func(calls *[]string, fail ...string) func(part) (string, error) {
+		return func(p part) (string, error) {
+			var b strings.Builder
+			b.WriteString(p.Name + ":")
+			for _, v := range p.Sample.Times {
+				b.WriteString(" " + strconv.FormatFloat(v, 'g', -1, 64))
+			}
+			*calls = append(*calls, p.Name)
+			for _, f := range fail {
+				if f == p.Name {
+					return "", errors.New("failed " + f)
+				}
+			}
+			return b.String(), nil
+		}
+	}
+	in := Input{MinSegmentRows: 2}
+	in.Read.Segment = "method"
+	for _, c := range []struct {
+		name      string
+		fail      []string
+		wantErr   string
+		wantCalls []string
+	}{
+		// Segments by name, all items last; none after a failed one.
+		{"ok", nil, "", []string{"a", "b", "other", export.AllSegment}},
+		{"segment fails", []string{"b"}, `segment "b": failed b`, []string{"a", "b", export.AllSegment}},
+		{"first by name", []string{"other", "b"}, `segment "b": failed b`, []string{"a", "b", export.AllSegment}},
+		{"all items fail first", []string{"a", export.AllSegment}, "failed " + export.AllSegment, []string{"a", export.AllSegment}},
+	} {
+		var onceCalls, eachCalls []string
+		var stderr1, stderr2 bytes.Buffer
+		parts, got, err := eachPartOnce(in, sample(), &stderr1, fnFailing(&onceCalls, c.fail...))
+		wantParts, err2 := in.parts(sample(), &stderr2)
+		if err2 != nil {
+			t.Fatal(err2)
+		}
+		want, werr := eachPart(wantParts, fnFailing(&eachCalls, c.fail...))
+		if c.wantErr != "" {
+			if err == nil || err.Error() != c.wantErr || werr == nil || werr.Error() != c.wantErr {
+				t.Errorf("%s: eachPartOnce error %v, eachPart error %v; want %q", c.name, err, werr, c.wantErr)
+			}
+		} else {
+			if err != nil || werr != nil {
+				t.Fatalf("%s: errors %v, %v", c.name, err, werr)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s: eachPartOnce results (-eachPart +once):\n%s", c.name, diff)
+			}
+			if len(parts) != len(wantParts) || parts[0].Sample == nil {
+				t.Errorf("%s: %d parts, want %d, all items' sample kept", c.name, len(parts), len(wantParts))
+			}
+			for i := range parts {
+				if parts[i].Name != wantParts[i].Name {
+					t.Errorf("%s: part %d named %q, want %q", c.name, i, parts[i].Name, wantParts[i].Name)
+				}
+			}
+		}
+		if diff := cmp.Diff(c.wantCalls, onceCalls); diff != "" {
+			t.Errorf("%s: fn calls (-want +got):\n%s", c.name, diff)
+		}
+		if stderr1.String() != stderr2.String() {
+			t.Errorf("%s: stderr %q, want %q", c.name, stderr1.String(), stderr2.String())
+		}
+	}
+}
+
+// TestIssue18EachPartOnceMany: beyond lazyParts segments eachPartOnce
+// copies them out in one pass; the parts and results are still those of
+// parts and eachPart.
+func TestIssue18EachPartOnceMany(t *testing.T) {
+	sample := func() *ingest.Sample {
+		s := &ingest.Sample{}
+		for g := range 3 * lazyParts {
+			s.SegmentNames = append(s.SegmentNames, "s"+strconv.Itoa(g))
+		}
+		for i := range 2000 {
+			s.Times = append(s.Times, float64(i))
+			s.Segment = append(s.Segment, int32(i*7%len(s.SegmentNames)))
+		}
+		return s
+	}
+	fn := func(p part) ([]float64, error) { return slices.Clone(p.Sample.Times), nil }
+	in := Input{MinSegmentRows: 2}
+	parts, got, err := eachPartOnce(in, sample(), io.Discard, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantParts, err := in.parts(sample(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := eachPart(wantParts, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) != 1+3*lazyParts || len(parts) != len(wantParts) {
+		t.Fatalf("%d parts, want %d", len(parts), len(wantParts))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("eachPartOnce results (-eachPart +once):\n%s", diff)
 	}
 }

@@ -1,0 +1,157 @@
+package fit
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/pollfit/pollfit/ingest"
+)
+
+// TestIssue18SortSettledFirst: sortSettledFirst leaves the sample's
+// settled times sorted and then its censored times sorted, each time with
+// its own flag, as sorting the two kinds apart in copies does; a −0 leaves
+// the sample as it was.
+func TestIssue18SortSettledFirst(t *testing.T) {
+	r := pcg(181)
+	gen := func(n int, cens float64) *ingest.Sample {
+		s := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+		for i := range s.Times {
+			s.Times[i] = math.Round(r.ExpFloat64()*1000) / 1000 // ties at 1 ms
+			s.Censored[i] = r.Float64() < cens
+		}
+		return s
+	}
+	cases := []struct {
+		name string
+		s    *ingest.Sample
+	}{
+		{"empty", &ingest.Sample{Censored: []bool{}}},
+		{"one censored", &ingest.Sample{Times: []float64{3}, Censored: []bool{true}}},
+		{"one settled", &ingest.Sample{Times: []float64{3}, Censored: []bool{false}}},
+		{"small", &ingest.Sample{Times: []float64{5, 0, 2, 9, 2, 1}, Censored: []bool{true, false, false, true, true, false}}},
+		{"all censored", gen(1000, 1)},
+		{"none censored", gen(1000, 0)},
+		{"mixed", gen(5000, 0.3)},
+		{"above sortChunk", gen(sortChunk+12345, 0.1)},
+	}
+	for _, c := range cases {
+		var ev, ce []float64
+		for i, v := range c.s.Times {
+			if c.s.Censored[i] {
+				ce = append(ce, v)
+			} else {
+				ev = append(ev, v)
+			}
+		}
+		slices.Sort(ev)
+		slices.Sort(ce)
+		k, ok := sortSettledFirst(c.s)
+		if !ok || k != len(ev) {
+			t.Errorf("%s: sortSettledFirst = %d, %v; want %d, true", c.name, k, ok, len(ev))
+			continue
+		}
+		want := append(slices.Clone(ev), ce...)
+		if !slices.Equal(c.s.Times, want) {
+			t.Errorf("%s: times %v…, want %v…", c.name, c.s.Times[:min(8, k)], want[:min(8, k)])
+		}
+		for i, cen := range c.s.Censored {
+			if cen != (i >= k) {
+				t.Errorf("%s: item %d censored %v, want %v", c.name, i, cen, i >= k)
+				break
+			}
+		}
+	}
+	negZero := &ingest.Sample{Times: []float64{4, math.Copysign(0, -1), 1}, Censored: []bool{true, false, false}}
+	before := slices.Clone(negZero.Times)
+	if _, ok := sortSettledFirst(negZero); ok || !slices.Equal(negZero.Times, before) || !math.Signbit(negZero.Times[1]) {
+		t.Errorf("sortSettledFirst with −0: ok %v, times %v; want false, %v unchanged", ok, negZero.Times, before)
+	}
+}
+
+// TestIssue18Reorder: Estimate with Options.Reorder gives the estimate
+// Estimate gives without it, byte for byte as JSON, on censored samples
+// with zeros, an atom, a deadline's pile-up and ms ties, by kde and
+// histogram, with and without holdout; and it reorders only what it may
+// (a parametric fit, a sample with creation instants, a −0 are left in
+// their order).
+func TestIssue18Reorder(t *testing.T) {
+	r := pcg(182)
+	gen := func(n int) *ingest.Sample {
+		s := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+		for i := range s.Times {
+			var v float64
+			switch u := r.Float64(); {
+			case u < 0.03:
+				v = 0
+			case u < 0.13:
+				v = 5
+			case u < 0.21:
+				v = 30 + 0.3*r.Float64()
+			default:
+				v = math.Exp(1 + r.NormFloat64())
+			}
+			s.Times[i] = math.Round(v*1000) / 1000
+			s.Censored[i] = r.Float64() < 0.2 && v > 0
+		}
+		return s
+	}
+	clone := func(s *ingest.Sample) *ingest.Sample {
+		c := &ingest.Sample{Times: slices.Clone(s.Times), Censored: slices.Clone(s.Censored)}
+		if s.Created != nil {
+			c.Created = slices.Clone(s.Created)
+		}
+		return c
+	}
+	base := gen(40_000)
+	withCreated := clone(base)
+	withCreated.Created = make([]int64, base.Len())
+	for i := range withCreated.Created {
+		withCreated.Created[i] = int64(i) * 1e9
+	}
+	negZero := clone(base)
+	negZero.Times[7], negZero.Censored[7] = math.Copysign(0, -1), false
+	cases := []struct {
+		name     string
+		s        *ingest.Sample
+		opt      Options
+		reorders bool
+	}{
+		{"kde", base, Options{}, true},
+		{"kde linear", base, Options{Domain: DomainLinear}, true},
+		{"histogram", base, Options{Method: "histogram"}, true},
+		// The training part is Estimate's own copy, which it reorders
+		// with Reorder or without; the sample stays as it was.
+		{"kde holdout", base, Options{Holdout: 0.3, Seed: 4}, false},
+		{"small", gen(200), Options{}, true},
+		{"weibull", base, Options{Method: "weibull"}, false},
+		{"mixture", gen(3000), Options{Method: LogNormalMixture + ":2"}, false},
+		{"created", withCreated, Options{}, false},
+		{"negative zero", negZero, Options{}, false},
+	}
+	for _, c := range cases {
+		plain, sorted := clone(c.s), clone(c.s)
+		d1, err1 := Estimate(plain, c.opt)
+		opt := c.opt
+		opt.Reorder = true
+		d2, err2 := Estimate(sorted, opt)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s: Estimate: %v, %v", c.name, err1, err2)
+		}
+		b1, _ := json.Marshal(d1)
+		b2, _ := json.Marshal(d2)
+		if string(b1) != string(b2) {
+			t.Errorf("%s: Estimate with Reorder differs from without it", c.name)
+		}
+		if !slices.Equal(plain.Times, c.s.Times) {
+			t.Errorf("%s: Estimate without Reorder changed the sample", c.name)
+		}
+		if moved := !slices.Equal(sorted.Times, c.s.Times); moved != c.reorders {
+			t.Errorf("%s: Estimate with Reorder reordered the sample: %v, want %v", c.name, moved, c.reorders)
+		}
+		if c.reorders && !slices.IsSorted(sorted.Times[:sorted.Len()-sorted.CensoredCount()]) {
+			t.Errorf("%s: settled times not sorted first", c.name)
+		}
+	}
+}

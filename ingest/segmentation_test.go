@@ -1,0 +1,88 @@
+package ingest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestIssue18Segmentation: a Segmentation copies out parts, one or a
+// range of them in one pass, item by item in order, with their flags,
+// weights and creation instants, through an index of a byte (≤ 256
+// parts), two (≤ 65,536) or four an item, and reads the sample's labels
+// no more once made; against the plain grouping by label, segments below
+// minRows folded into "other".
+func TestIssue18Segmentation(t *testing.T) {
+	for _, c := range []struct {
+		segments, items, minRows int
+	}{
+		{3, 1000, 1},
+		{5, 1000, 150},     // some folded into "other"
+		{300, 3000, 1},     // 300 parts: two bytes an item
+		{70000, 140000, 1}, // beyond 2¹⁶ parts
+	} {
+		t.Run(fmt.Sprint(c.segments), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(18, uint64(c.segments)))
+			s := &Sample{}
+			for g := range c.segments {
+				s.SegmentNames = append(s.SegmentNames, fmt.Sprintf("s%05d", g))
+			}
+			for i := range c.items {
+				g := int32(rng.IntN(c.segments))
+				if c.segments == 5 {
+					g = int32(min(4, rng.IntN(9))) // s00004 takes over half
+				}
+				s.Times = append(s.Times, float64(i))
+				s.Censored = append(s.Censored, i%3 == 0)
+				s.Weights = append(s.Weights, float64(1+i%4))
+				s.Created = append(s.Created, int64(i)*7)
+				s.Segment = append(s.Segment, g)
+			}
+			count := map[int32]int{}
+			for _, g := range s.Segment {
+				count[g]++
+			}
+			want := map[string][]int{} // part name → its items
+			for i, g := range s.Segment {
+				name := s.SegmentNames[g]
+				if count[g] < c.minRows {
+					name = "other"
+				}
+				want[name] = append(want[name], i)
+			}
+			labels := slices.Clone(s.Segment)
+			seg := s.Segmentation(c.minRows)
+			s.Segment = nil // not read by Part
+			if len(seg.Names) != len(want) || !slices.IsSorted(seg.Names) {
+				t.Fatalf("%d parts %v…, want %d, sorted", len(seg.Names), seg.Names[:min(3, len(seg.Names))], len(want))
+			}
+			all := seg.Parts(0, len(seg.Names))
+			// Every part from the one pass; a few one at a time and as a
+			// range in the middle.
+			mid := len(seg.Names) / 2
+			got := map[int]*Sample{0: seg.Parts(0, 1)[0], len(seg.Names) - 1: seg.Parts(len(seg.Names)-1, len(seg.Names))[0]}
+			for k, p := range seg.Parts(mid, min(mid+3, len(seg.Names))) {
+				got[mid+k] = p
+			}
+			for i := range all {
+				if g, ok := got[i]; ok && (g.Len() != all[i].Len() || !slices.Equal(g.Times, all[i].Times)) {
+					t.Fatalf("part %d alone: %d items, want those of the one pass (%d)", i, g.Len(), all[i].Len())
+				}
+			}
+			for i, name := range seg.Names {
+				p := all[i]
+				items := want[name]
+				if p.Len() != len(items) || p.Segment != nil {
+					t.Fatalf("part %s: %d items (labels %v), want %d, none", name, p.Len(), p.Segment != nil, len(items))
+				}
+				for j, k := range items {
+					if p.Times[j] != float64(k) || p.Censored[j] != s.Censored[k] || p.Weights[j] != s.Weights[k] || p.Created[j] != s.Created[k] {
+						t.Fatalf("part %s item %d = %v, want item %d", name, j, p.Times[j], k)
+					}
+				}
+			}
+			s.Segment = labels
+		})
+	}
+}

@@ -118,7 +118,7 @@ func (s Solve) withModelHorizon(d optimize.Distribution) (Solve, string, error) 
 }
 
 func horizonNote(h time.Duration, q float64, of string) string {
-	return fmt.Sprintf("horizon %s from the data: the 99th percentile of %s is %s; --horizon sets it",
+	return fmt.Sprintf("horizon %s from the data: the 99th percentile of %s, %s, rounded up to a nice duration; --horizon sets it",
 		optimize.FormatDuration(h), of, formatSeconds(q))
 }
 

@@ -58,6 +58,9 @@ var cliCases = []struct {
 	// that binds is named with its flag.
 	{"plan_latency", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--budget|10|-q", 0},
 	{"plan_horizon_zero", "plan|--budget|10|--horizon|0", 2},
+	// A given horizon before most settles is warned about (the mean lag
+	// leaves out the items after it).
+	{"plan_horizon_cut", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--budget|10|--horizon|1s|-q", 0},
 	// Issue 17 must show: at "now"'s budgets and horizon the default plan
 	// has at most 4 phases and a held-out mean lag at least 10% below
 	// "now"'s, at no more stuck or mean polls.

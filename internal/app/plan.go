@@ -272,6 +272,16 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	if err != nil {
 		return nil, err
 	}
+	h := sv.Options.Horizon
+	beyond := 0.0
+	if model != nil {
+		beyond = modelBeyond(model, h.Seconds())
+	} else {
+		beyond = settledBeyond(train, h.Seconds())
+	}
+	if w := horizonCut(beyond, h); w != "" {
+		der.Result.Warnings = append(der.Result.Warnings, w)
+	}
 	sec := &section{Segment: segment, Density: d, Derived: der, Note: note, HorizonNote: hnote, Train: train, Test: test, HeldOut: test != train}
 	if model == nil {
 		if sec.Batches, err = p.batches.find(train); err != nil {

@@ -199,6 +199,52 @@ func (s Solve) solve(d optimize.Distribution, full bool) (*derived, error) {
 	return out, nil
 }
 
+// horizonCutShare is the share of the settling items a horizon may leave
+// after it before plan warns: the default horizon leaves 1%.
+const horizonCutShare = 0.05
+
+// horizonCut warns when horizon h comes before more than horizonCutShare
+// of the items that settle (beyond: their share settling after h): they
+// are caught only by the stuck polls after it, and the mean lag, taken
+// over the items caught by h, leaves them out. "" otherwise.
+func horizonCut(beyond float64, h time.Duration) string {
+	if !(beyond > horizonCutShare) {
+		return ""
+	}
+	return fmt.Sprintf("the horizon %s comes before %.3g%% of the settles: the mean lag leaves those items out, and only the stuck polls after it find them; without --horizon it follows the data",
+		optimize.FormatDuration(h), 100*beyond)
+}
+
+// settledBeyond returns the share of the sample's settled weight with
+// settle times after h seconds (0 when nothing settled).
+func settledBeyond(s *ingest.Sample, h float64) float64 {
+	var all, after float64
+	for i, t := range s.Times {
+		if s.IsCensored(i) {
+			continue
+		}
+		w := s.Weight(i)
+		all += w
+		if t > h {
+			after += w
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return after / all
+}
+
+// modelBeyond is settledBeyond for a model: 1 − F(h)/F(∞), F(∞) read at
+// 10¹² s as optimize.HorizonFor does.
+func modelBeyond(d optimize.Distribution, h float64) float64 {
+	top := d.CDF(1e12)
+	if !(top > 0) {
+		return 0
+	}
+	return max(0, 1-d.CDF(h)/top)
+}
+
 // Thresholds of the binding-constraint warnings: a schedule is far from
 // the optimum beyond optimize.AutoRatio, a constraint binds when it costs
 // more than bindRatio, and a budget is left unspent below unspentShare of

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
 )
 
 // A given horizon that comes before more than 5% of the settles is

@@ -161,7 +161,7 @@ var Funcs = template.FuncMap{
 	"ns":         func(d time.Duration) int64 { return int64(d) },
 	"in":         inUnits,
 	"unitName":   unitName,
-	"seconds":    func(d time.Duration) float64 { return d.Seconds() },
+	"seconds":    func(d time.Duration) float64 { return float64(d) / 1e9 }, // not d.Seconds(): 10.851 s, not 10.850999999999999
 	"goDur":      goDur,
 	"dur":        optimize.FormatDuration,
 	"float":      floatLit,

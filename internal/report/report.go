@@ -102,7 +102,10 @@ func NewRow(sc optimize.Score, labels []string, polls []time.Duration) Row {
 	if polls != nil {
 		r.Polls = make([]float64, len(polls))
 		for i, p := range polls {
-			r.Polls[i] = p.Seconds()
+			// One division, correctly rounded: Duration.Seconds adds the
+			// whole and the fractional seconds, which printed 10.851 s
+			// as 10.850999999999999.
+			r.Polls[i] = float64(p) / 1e9
 		}
 	}
 	return r

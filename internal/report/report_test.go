@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"time"
+
 	"github.com/google/go-cmp/cmp"
+	"github.com/pollfit/pollfit/optimize"
 )
 
 func f(v float64) *float64 { return &v }
@@ -104,5 +107,14 @@ func TestPollsByJSON(t *testing.T) {
 	}
 	if diff := cmp.Diff(p, back); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
+
+// Poll times print as the durations they are: 10.851 s, not
+// Duration.Seconds()'s 10.850999999999999 (a new user's evaluate --polls).
+func TestNewRowPollSeconds(t *testing.T) {
+	r := NewRow(optimize.Score{StuckPolls: 3}, nil, []time.Duration{0, 1200 * time.Millisecond, 10851 * time.Millisecond})
+	if got, want := pollList(r.Polls), "polls at 0 1.2 10.851 s"; got != want {
+		t.Errorf("pollList = %q, want %q", got, want)
 	}
 }

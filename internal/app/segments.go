@@ -260,7 +260,16 @@ func plotParts(path string, parts []part, stderr io.Writer, quiet bool, draw fun
 		}
 	}
 	if len(files) > 1 && !quiet {
-		fmt.Fprintf(stderr, "plots: %s\n", strings.Join(files, ", "))
+		// Which segment went where: the names are derived (safeName, and
+		// "-2" where two would clash).
+		list := make([]string, len(files))
+		for i, f := range files {
+			list[i] = f + " (all items)"
+			if parts[i].segmented() {
+				list[i] = fmt.Sprintf("%s (%q)", f, parts[i].Name)
+			}
+		}
+		fmt.Fprintf(stderr, "plots: %s\n", strings.Join(list, ", "))
 	}
 	return nil
 }

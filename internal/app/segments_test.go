@@ -53,6 +53,16 @@ func TestPlotPaths(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("plotPaths (-want +got):\n%s", diff)
 	}
+	// plotParts says which segment went to which file (a new user could
+	// not tell "q-eu_west-2.png" from "q-eu_west-3.png").
+	var stderr strings.Builder
+	three := []part{{Name: export.AllSegment}, {Name: "eu west"}, {Name: "eu_west"}}
+	if err := plotParts("q.png", three, &stderr, false, func(int, string) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := stderr.String(), `plots: q.png (all items), q-eu_west.png ("eu west"), q-eu_west-2.png ("eu_west")`+"\n"; got != want {
+		t.Errorf("plotParts said %q, want %q", got, want)
+	}
 }
 
 // safeName cuts a long name on a character boundary, not inside one.

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -49,10 +50,32 @@ type lagCheck struct {
 	// the expected ones in the gap's direction, seconds (the poll before
 	// the stretch, and its last poll); GapThere is what they add to the
 	// gap, seconds.
-	From     float64 `json:"gap_from_s,omitempty"`
-	To       float64 `json:"gap_to_s,omitempty"`
-	GapThere float64 `json:"gap_there_s,omitempty"`
+	// In JSON all three are there when there is a stretch (To > 0) and
+	// none is otherwise: a stretch from age 0 has From 0 (MarshalJSON).
+	From     float64 `json:"-"`
+	To       float64 `json:"-"`
+	GapThere float64 `json:"-"`
 	Warning  string  `json:"warning,omitempty"`
+}
+
+// MarshalJSON writes c with gap_from_s, gap_to_s and gap_there_s when
+// there is a stretch, all three, and none of them otherwise (omitempty
+// alone dropped a stretch's start at age 0).
+func (c lagCheck) MarshalJSON() ([]byte, error) {
+	type plain lagCheck // without the method
+	type stretch struct {
+		From     float64 `json:"gap_from_s"`
+		To       float64 `json:"gap_to_s"`
+		GapThere float64 `json:"gap_there_s"`
+	}
+	v := struct {
+		plain
+		*stretch
+	}{plain: plain(c)}
+	if c.To > 0 {
+		v.stretch = &stretch{c.From, c.To, c.GapThere}
+	}
+	return json.Marshal(v)
 }
 
 // lagSigmas is how many standard errors apart the expected and the

@@ -100,3 +100,30 @@ func TestPlanLagCheckIssue11(t *testing.T) {
 		t.Errorf("payments: ks %+v, ks_holdout %+v: want both, on 14000 and 6000 rows, the held-out with its band", pay.KS, pay.HoldoutKS)
 	}
 }
+
+// The stretch's three keys come together: gap_from_s 0 (a stretch from
+// age 0) was dropped by omitempty while gap_to_s stayed.
+func TestLagCheckJSONStretch(t *testing.T) {
+	for _, c := range []struct {
+		check lagCheck
+		want  string
+	}{
+		{lagCheck{Expected: 1, To: 5, GapThere: 0.25}, `"gap_from_s":0,"gap_to_s":5,"gap_there_s":0.25`},
+		{lagCheck{Expected: 1, From: 2, To: 5, GapThere: -0.5}, `"gap_from_s":2,"gap_to_s":5,"gap_there_s":-0.5`},
+	} {
+		b, err := json.Marshal(c.check)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), c.want) {
+			t.Errorf("%s: want %s", b, c.want)
+		}
+	}
+	b, err := json.Marshal(lagCheck{Expected: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "gap_") || !strings.Contains(string(b), `"expected_mean_lag_s":1`) {
+		t.Errorf("no stretch: %s", b)
+	}
+}

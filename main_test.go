@@ -58,6 +58,9 @@ var cliCases = []struct {
 	// that binds is named with its flag.
 	{"plan_latency", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--budget|10|-q", 0},
 	{"plan_horizon_zero", "plan|--budget|10|--horizon|0", 2},
+	// A negative budget is refused by its flag before the input is read.
+	{"plan_budget_negative", "plan|-i|fixtures/payments.csv|-c|settle_s|-n|-5", 2},
+	{"compare_mean_polls_nan", "compare|-i|fixtures/payments.csv|-c|settle_s|--mean-polls|NaN", 2},
 	// A given horizon before most settles is warned about (the mean lag
 	// leaves out the items after it).
 	{"plan_horizon_cut", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--budget|10|--horizon|1s|-q", 0},

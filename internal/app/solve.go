@@ -68,6 +68,9 @@ func ParseDurations(flag, list string) ([]time.Duration, error) {
 func ParseDuration(flag, s string) (time.Duration, error) {
 	v, err := ingest.ParseSeconds(s, 1)
 	if err != nil || v > math.MaxInt64/1e9 {
+		if strings.HasPrefix(strings.TrimSpace(s), "-") {
+			return 0, Usagef("--%s %q: want a duration of 0 or more, such as 15m, or seconds such as 900", flag, s)
+		}
 		return 0, Usagef("--%s %q: want a duration such as 15m, or seconds such as 900", flag, s)
 	}
 	return time.Duration(math.Round(v * 1e9)), nil
@@ -76,6 +79,17 @@ func ParseDuration(flag, s string) (time.Duration, error) {
 // check reports usage errors in the settings.
 func (s Solve) check() error {
 	b := s.Budget
+	// Checked here, before the input is read (a new user's -n -5 read
+	// every row first, then said "invalid budget" without the flag).
+	if b.StuckPolls < 0 {
+		return Usagef("--budget %d: want a positive number of stuck polls", b.StuckPolls)
+	}
+	if b.MeanPolls < 0 || math.IsNaN(b.MeanPolls) || math.IsInf(b.MeanPolls, 0) {
+		return Usagef("--mean-polls %g: want a positive number of polls per item", b.MeanPolls)
+	}
+	if b.PollCost < 0 || math.IsNaN(b.PollCost) || math.IsInf(b.PollCost, 0) {
+		return Usagef("--poll-cost %g: want positive seconds of lag a poll is worth", b.PollCost)
+	}
 	if b.StuckPolls == 0 && b.MeanPolls == 0 && b.PollCost == 0 {
 		return Usagef("give a budget: --budget N (polls of an item that never settles), --mean-polls M (expected polls per item), both, or --poll-cost SECONDS")
 	}

@@ -111,7 +111,13 @@ func render(w io.Writer, name string, doc Document, opt Options) error {
 // available and a *Data as dot (docs/export.md lists both). Name and Package
 // come from opt as for the other targets.
 func Template(w io.Writer, text string, doc Document, opt Options) error {
-	t, err := template.New("template").Funcs(Funcs).Parse(text)
+	return NamedTemplate(w, "template", text, doc, opt)
+}
+
+// NamedTemplate is Template for a template named name, usually its file:
+// errors then say where, "template: poll.tmpl:1:2: …".
+func NamedTemplate(w io.Writer, name, text string, doc Document, opt Options) error {
+	t, err := template.New(name).Funcs(Funcs).Parse(text)
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pollfit/pollfit/optimize"
@@ -80,6 +82,20 @@ func TestGolden(t *testing.T) {
 				}
 				checkGolden(t, file, b.Bytes())
 			})
+		}
+	}
+}
+
+// A template's errors name its file and line (they said "template:1:2").
+func TestNamedTemplateErrors(t *testing.T) {
+	doc := goldenDocs()["now"]
+	for _, c := range []struct{ text, want string }{
+		{"ok\n{{ .Nope }}\n", `template: poll.tmpl:2:3: executing "poll.tmpl" at <.Nope>`},
+		{"{{ foo }}", `template: poll.tmpl:1: function "foo" not defined`},
+	} {
+		err := NamedTemplate(io.Discard, "poll.tmpl", c.text, doc, Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("NamedTemplate(%q) = %v, want %q", c.text, err, c.want)
 		}
 	}
 }

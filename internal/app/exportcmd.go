@@ -50,7 +50,7 @@ func (e Export) Run(stdout, stderr io.Writer) error {
 		if err != nil {
 			return Usagef("--template: %w", err)
 		}
-		write = func(w io.Writer) error { return export.Template(w, string(text), doc, e.Options) }
+		write = func(w io.Writer) error { return export.NamedTemplate(w, e.Template, string(text), doc, e.Options) }
 	case e.Lang == "json":
 		write = func(w io.Writer) error { return export.JSON(w, doc, export.JSONOptions{Polls: e.Polls}) }
 	case e.Lang == "go":

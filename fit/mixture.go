@@ -267,8 +267,11 @@ func (m *Mixture) String() string {
 		}
 		fmt.Fprintf(&b, " %.3g%% at %ss (σ %.2g)", share*k.Weight, strconv.FormatFloat(k.Median(), 'g', 3, 64), k.Sigma)
 	}
-	if m.Stuck > 0 {
-		fmt.Fprintf(&b, "; %.3g%% never settle", share*m.Stuck)
+	switch p := share * m.Stuck; {
+	case p >= 0.01:
+		fmt.Fprintf(&b, "; %.3g%% never settle", p)
+	case p > 0: // an EM share run down to 5.49e-55% is none in words
+		b.WriteString("; under 0.01% never settle")
 	}
 	if m.Apart > 0 {
 		fmt.Fprintf(&b, "; %.3g%% in atoms and spikes apart", 100*m.Apart)

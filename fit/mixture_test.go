@@ -431,6 +431,12 @@ func TestMixtureDistribution(t *testing.T) {
 	if got := m.String(); got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
+	// A stuck share EM ran down to nothing is said in words.
+	tiny := *m
+	tiny.Stuck = 5.49e-57
+	if got, want := tiny.String(), "; under 0.01% never settle"; !strings.HasSuffix(got, want) {
+		t.Errorf("String() = %q, want it to end %q", got, want)
+	}
 }
 
 // TestMixtureMethod: the method names Estimate accepts and what it

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -253,11 +254,14 @@ func writeLagCheck(w io.Writer, s *section) {
 	}
 }
 
-// formatCount writes a count of rows (whole, or to 3 significant digits
-// when weighted).
+// formatCount writes a count of rows: whole, or, when weighted, to 3
+// significant digits without an exponent below 10⁶ (19500, not 1.95e+04).
 func formatCount(n float64) string {
 	if n == math.Trunc(n) {
 		return fmt.Sprintf("%.0f", n)
+	}
+	if a := math.Abs(n); a >= 100 && a < 1e6 {
+		return strconv.FormatFloat(n, 'f', 0, 64)
 	}
 	return fmt.Sprintf("%.3g", n)
 }

@@ -127,3 +127,16 @@ func TestLagCheckJSONStretch(t *testing.T) {
 		t.Errorf("no stretch: %s", b)
 	}
 }
+
+func TestFormatCount(t *testing.T) {
+	for _, c := range []struct {
+		n    float64
+		want string
+	}{
+		{19500, "19500"}, {19533.7, "19534"}, {12.34, "12.3"}, {0.5, "0.5"}, {2.5e6 + 0.5, "2.5e+06"},
+	} {
+		if got := formatCount(c.n); got != c.want {
+			t.Errorf("formatCount(%g) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}

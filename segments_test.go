@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -255,10 +256,13 @@ func TestIssue15SegmentPlots(t *testing.T) {
 			args = slices.DeleteFunc(args, func(a string) bool { return a == "-q" }) // stderr lists the files
 			_, stderr := runOK(t, args...)
 			want := []string{path}
+			listed := []string{path + " (all items)"}
 			for _, m := range methods {
-				want = append(want, filepath.Join(dir, tc.name+"-"+m+tc.ext))
+				f := filepath.Join(dir, tc.name+"-"+m+tc.ext)
+				want = append(want, f)
+				listed = append(listed, fmt.Sprintf("%s (%q)", f, m))
 			}
-			if line := "plots: " + strings.Join(want, ", ") + "\n"; !strings.Contains(stderr, line) {
+			if line := "plots: " + strings.Join(listed, ", ") + "\n"; !strings.Contains(stderr, line) {
 				t.Errorf("stderr = %q, want it to contain %q", stderr, line)
 			}
 			for i, f := range want {

@@ -405,11 +405,16 @@ func (d *Dist) logCDF(t float64) float64 {
 }
 
 // logNormalSurvival returns ln(1 − Φ(z)) for the standard normal Φ.
-// Beyond z = 30, where erfc nears underflow, it takes the asymptotic
-// series 1 − Φ(z) = φ(z)/z · (1 − 1/z² + 3/z⁴ − 15/z⁶ + 105/z⁸ − …)
-// (Abramowitz & Stegun 1964, 26.2.12), whose next term is below 2·10⁻¹².
+// Below z = −1 it is ln(1 − Φ(−z)) with log1p, exact when 1 − Φ(z) is
+// within rounding of 1; beyond z = 30, where erfc nears underflow, it
+// takes the asymptotic series 1 − Φ(z) = φ(z)/z · (1 − 1/z² + 3/z⁴ −
+// 15/z⁶ + 105/z⁸ − …) (Abramowitz & Stegun 1964, 26.2.12), whose next
+// term is below 2·10⁻¹².
 func logNormalSurvival(z float64) float64 {
-	if z < 30 {
+	switch {
+	case z < -1:
+		return math.Log1p(-0.5 * math.Erfc(-z/math.Sqrt2))
+	case z < 30:
 		return math.Log(0.5 * math.Erfc(z/math.Sqrt2))
 	}
 	r := 1 / (z * z)
@@ -418,34 +423,52 @@ func logNormalSurvival(z float64) float64 {
 }
 
 // logGammaIncComp returns ln Q(a, x), the log of the regularised upper
-// incomplete gamma function. Where Q is tiny (x > a + 1) it evaluates
-// Legendre's continued fraction by the modified Lentz method in logs,
+// incomplete gamma function: Legendre's continued fraction in logs
+// where x > a + 1, ln(1 − P(a, x)) from the series elsewhere
+// (gammaContinuedFraction, gammaSeries).
+func logGammaIncComp(a, x float64) float64 {
+	if x > a+1 {
+		return gammaContinuedFraction(a, x)
+	}
+	return math.Log1p(-math.Exp(gammaSeries(a, x)))
+}
+
+// logGammaInc returns ln P(a, x), the log of the regularised lower
+// incomplete gamma function: the series in logs where x < a + 1,
+// ln(1 − Q(a, x)) from the continued fraction elsewhere.
+func logGammaInc(a, x float64) float64 {
+	if x < a+1 {
+		return gammaSeries(a, x)
+	}
+	return math.Log1p(-math.Exp(gammaContinuedFraction(a, x)))
+}
+
+// gammaContinuedFraction returns ln Q(a, x) for x > a + 1 by Legendre's
+// continued fraction, evaluated by the modified Lentz method,
 //
 //	Q(a, x) = e^(−x) x^a / Γ(a) · 1/(x + 1 − a − 1·(1 − a)/(x + 3 − a − …))
 //
-// (Press et al., Numerical Recipes 3rd ed. 2007, §6.2, gcf).
-func logGammaIncComp(a, x float64) float64 {
-	if x <= a+1 {
-		return math.Log(mathext.GammaIncRegComp(a, x))
-	}
+// (Press et al., Numerical Recipes 3rd ed. 2007, §6.2, gcf). In logs,
+// it stays finite where Q is below the smallest float64.
+func gammaContinuedFraction(a, x float64) float64 {
 	const tiny = 1e-300
 	b := x + 1 - a
 	c := 1 / tiny
-	dd := 1 / b
-	h := dd
+	d := 1 / b
+	h := d
 	for i := 1; i < 1000; i++ {
 		an := -float64(i) * (float64(i) - a)
 		b += 2
-		dd = an*dd + b
-		if math.Abs(dd) < tiny {
-			dd = tiny
+		d = an*d + b
+		if math.Abs(d) < tiny {
+			d = tiny
 		}
 		c = b + an/c
 		if math.Abs(c) < tiny {
 			c = tiny
 		}
-		dd = 1 / dd
-		del := dd * c
+		d = 1 / d
+		del := d * c
 		h *= del
 		if math.Abs(del-1) < 1e-16 {
 			break
@@ -455,20 +478,18 @@ func logGammaIncComp(a, x float64) float64 {
 	return -x + a*math.Log(x) - lg + math.Log(h)
 }
 
-// logGammaInc returns ln P(a, x), the log of the regularised lower
-// incomplete gamma function. Where P may be tiny (x < a + 1) it sums the
-// series P(a, x) = e^(−x) x^a / Γ(a + 1) · Σ_n x^n / ((a + 1)…(a + n))
-// in logs (Numerical Recipes 3rd ed., §6.2, gser).
-func logGammaInc(a, x float64) float64 {
-	if x >= a+1 {
-		return math.Log(mathext.GammaIncReg(a, x))
-	}
+// gammaSeries returns ln P(a, x) for x < a + 1 by the series
+//
+//	P(a, x) = e^(−x) x^a / Γ(a) · Σ_n x^n / (a (a + 1) … (a + n))
+//
+// (Numerical Recipes 3rd ed., §6.2, gser), in logs.
+func gammaSeries(a, x float64) float64 {
 	sum, del, ap := 1/a, 1/a, a
 	for range 1000 {
 		ap++
 		del *= x / ap
 		sum += del
-		if math.Abs(del) < math.Abs(sum)*1e-16 {
+		if math.Abs(del) < math.Abs(sum)*1e-17 {
 			break
 		}
 	}

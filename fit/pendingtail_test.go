@@ -148,3 +148,45 @@ func TestMaxLikelihoodNoMaximum(t *testing.T) {
 		t.Errorf("Estimate error = %v, want one fit: prefix", err)
 	}
 }
+
+// TestEstimatePendingTailWarning checks the warning of a parametric fit
+// whose pending items outlive every settle: given for each family when
+// 5 % pending sit at 1000–5000 s beyond settles that end at 124 s (the
+// Weibull fit puts 0.237 beyond, exp(−(124.19/59.78)^0.4975) from R's
+// survreg), and not when the pending ages, 10–60 s, end before the last
+// settle.
+func TestEstimatePendingTailWarning(t *testing.T) {
+	for _, c := range []struct {
+		file   string
+		method string
+		want   string // "" for no warning
+	}{
+		{"pending_1000_5000.csv", Weibull, "0.05 of the mass lies beyond the last settle at 124.2s (pending items outlive it); with no share that never settles, the weibull fit stretches its tail to put 0.237 there"},
+		{"pending_1000_5000.csv", LogNormal, "the lognormal fit stretches its tail"},
+		{"pending_10000_100000.csv", Gamma, "the gamma fit stretches its tail"},
+		{"pending_1000_5000.csv", Exponential, "the exponential fit stretches its tail"},
+		{"pending_10_60.csv", Weibull, ""},
+		{"pending_10_60.csv", Gamma, ""},
+	} {
+		t.Run(c.file+"/"+c.method, func(t *testing.T) {
+			d, err := Estimate(readPendingTail(t, c.file), Options{Method: c.method})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			for _, w := range d.Warnings {
+				if strings.Contains(w, "stretches its tail") {
+					got = w
+				}
+			}
+			switch {
+			case c.want == "" && got != "":
+				t.Errorf("warning %q, want none", got)
+			case c.want != "" && !strings.Contains(got, c.want):
+				t.Errorf("warnings %q, want one containing %q", d.Warnings, c.want)
+			case c.want != "" && !strings.Contains(got, "--method lognormal-mixture fits such a share"):
+				t.Errorf("warning %q does not say what to try", got)
+			}
+		})
+	}
+}

@@ -206,7 +206,19 @@ func (d *Dist) Density(horizon float64, grid int) *Density {
 // censoring or zeros: mean and sd of ln t with divisor n, as
 // MASS::fitdistr; gamma without censoring or zeros: its one-dimensional
 // profile equation); otherwise the log-likelihood is maximised by Nelder–Mead on
-// log-parameters from moment-based starting values.
+// log-parameters from moment-based starting values. log S and log F are
+// computed in logs, so items pending far beyond every settle, whose S(t)
+// is below the smallest float64 at the starting values, count in full.
+//
+// The model has no share that never settles: pending items older than
+// every settle are spread over the family's tail, which may distort its
+// body (Estimate warns; MixtureEM fits such a share).
+//
+// Errors: an unknown family; no settled item; fewer than two distinct
+// settled times > 0 (one value: the likelihood has no maximum, its
+// spread shrinking to 0; the exponential needs one time > 0); a
+// parameter running off to 0 or ∞ (no maximum). Messages carry no
+// package prefix; Estimate adds it.
 func MaxLikelihood(family string, s *ingest.Sample) (*Dist, error) {
 	if _, ok := familyParams[family]; !ok {
 		return nil, fmt.Errorf("unknown family %q (want lognormal, weibull, gamma or exponential)", family)
@@ -379,7 +391,7 @@ func (d *Dist) logSurvival(t float64) float64 {
 	case Exponential:
 		return -p["rate"] * t
 	case LogNormal:
-		return logNormalSurvival((math.Log(t) - p["mu"]) / p["sigma"])
+		return logPhi(-(math.Log(t) - p["mu"]) / p["sigma"])
 	case Gamma:
 		return logGammaIncComp(p["alpha"], p["beta"]*t)
 	}
@@ -397,29 +409,11 @@ func (d *Dist) logCDF(t float64) float64 {
 	case Exponential:
 		return math.Log(-math.Expm1(-p["rate"] * t))
 	case LogNormal:
-		return logNormalSurvival(-(math.Log(t) - p["mu"]) / p["sigma"])
+		return logPhi((math.Log(t) - p["mu"]) / p["sigma"])
 	case Gamma:
 		return logGammaInc(p["alpha"], p["beta"]*t)
 	}
 	panic("fit: unknown family " + d.Family)
-}
-
-// logNormalSurvival returns ln(1 − Φ(z)) for the standard normal Φ.
-// Below z = −1 it is ln(1 − Φ(−z)) with log1p, exact when 1 − Φ(z) is
-// within rounding of 1; beyond z = 30, where erfc nears underflow, it
-// takes the asymptotic series 1 − Φ(z) = φ(z)/z · (1 − 1/z² + 3/z⁴ −
-// 15/z⁶ + 105/z⁸ − …) (Abramowitz & Stegun 1964, 26.2.12), whose next
-// term is below 2·10⁻¹².
-func logNormalSurvival(z float64) float64 {
-	switch {
-	case z < -1:
-		return math.Log1p(-0.5 * math.Erfc(-z/math.Sqrt2))
-	case z < 30:
-		return math.Log(0.5 * math.Erfc(z/math.Sqrt2))
-	}
-	r := 1 / (z * z)
-	series := 1 - r*(1-r*(3-r*(15-r*105)))
-	return -z*z/2 - math.Log(z) - 0.5*math.Log(2*math.Pi) + math.Log(series)
 }
 
 // logGammaIncComp returns ln Q(a, x), the log of the regularised upper

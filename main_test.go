@@ -73,6 +73,13 @@ var cliCases = []struct {
 	{"fit_mixture_payments", "fit|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--method|lognormal-mixture|-o|/dev/null", 0},
 	{"plan_mixture_payments", "plan|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--fit-method|lognormal-mixture:3|--budget|37|-q", 0},
 	{"fit_bad_mixture", "fit|-i|fixtures/payments.csv|-c|settle_s|--method|lognormal-mixture:0", 2},
+	// Parametric fits of Weibull settles with 5 % pending far beyond the
+	// last settle converge (the Weibull one failed) and warn that a
+	// model without a never-settling share stretches its tail; a sample
+	// of one value has no maximum, and the error says so once prefixed.
+	{"fit_weibull_pending_tail", "fit|-i|fit/testdata/pendingtail/pending_1000_5000.csv|-c|duration_s|--status|st|--pending|pending|--method|weibull|-o|/dev/null", 0},
+	{"fit_gamma_pending_tail", "fit|-i|fit/testdata/pendingtail/pending_10000_100000.csv|-c|duration_s|--status|st|--pending|pending|--method|gamma|-o|/dev/null", 0},
+	{"fit_weibull_one_value", "fit|-i|testdata/issue15_one_atom.csv|-c|c|--method|weibull|-o|/dev/null", 1},
 	// A misspelt status value is reported.
 	{"fit_unmatched_pending", "fit|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pendin|-o|/dev/null", 0},
 	// --segment (issue 15): a table per payment method after all items'.

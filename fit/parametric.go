@@ -206,10 +206,22 @@ func (d *Dist) Density(horizon float64, grid int) *Density {
 // censoring or zeros: mean and sd of ln t with divisor n, as
 // MASS::fitdistr; gamma without censoring or zeros: its one-dimensional
 // profile equation); otherwise the log-likelihood is maximised by Nelder–Mead on
-// log-parameters from moment-based starting values.
+// log-parameters from moment-based starting values. log S and log F are
+// computed in logs, so items pending far beyond every settle, whose S(t)
+// is below the smallest float64 at the starting values, count in full.
+//
+// The model has no share that never settles: pending items older than
+// every settle are spread over the family's tail, which may distort its
+// body (Estimate warns; MixtureEM fits such a share).
+//
+// Errors: an unknown family; no settled item; fewer than two distinct
+// settled times > 0 (one value: the likelihood has no maximum, its
+// spread shrinking to 0; the exponential needs one time > 0); a
+// parameter running off to 0 or ∞ (no maximum). Messages carry no
+// package prefix; Estimate adds it.
 func MaxLikelihood(family string, s *ingest.Sample) (*Dist, error) {
 	if _, ok := familyParams[family]; !ok {
-		return nil, fmt.Errorf("fit: unknown family %q", family)
+		return nil, fmt.Errorf("unknown family %q (want lognormal, weibull, gamma or exponential)", family)
 	}
 	var settled, wSettled, wAll, sumT float64
 	var minPos = math.Inf(1)
@@ -235,16 +247,18 @@ func MaxLikelihood(family string, s *ingest.Sample) (*Dist, error) {
 		}
 	}
 	if settled == 0 || wSettled == 0 {
-		return nil, fmt.Errorf("fit: %s needs at least one settled item", family)
+		return nil, fmt.Errorf("%s needs at least one settled item", family)
 	}
 	if family == Exponential {
 		if sumT == 0 {
-			return nil, fmt.Errorf("fit: exponential: all times are 0")
+			return nil, fmt.Errorf("exponential: all times are 0: its rate has no maximum likelihood value; try the kde method")
 		}
 		return &Dist{Family: family, Params: map[string]float64{"rate": wSettled / sumT}}, nil
 	}
-	if len(logs.x) < 2 {
-		return nil, fmt.Errorf("fit: %s needs at least two settled items with time > 0", family)
+	if len(logs.x) < 2 || slices.Min(logs.x) == slices.Max(logs.x) {
+		// One value: the spread's estimate is 0, a step, not a member of
+		// the family.
+		return nil, fmt.Errorf("%s needs at least two distinct settled times > 0: on one value its likelihood has no maximum (the spread shrinks to 0); try the kde method", family)
 	}
 	// Moments of ln t among settled positive items: the lognormal MLE
 	// when nothing is censored or zero, and a start for the others.
@@ -281,7 +295,7 @@ func MaxLikelihood(family string, s *ingest.Sample) (*Dist, error) {
 		mt /= wSettled
 		target := math.Log(mt) - mean
 		if !(target > 0) {
-			return nil, fmt.Errorf("fit: gamma: all settled times are equal")
+			return nil, fmt.Errorf("gamma: all settled times are equal: its likelihood has no maximum (the shape grows without bound); try the kde method")
 		}
 		la := bisect(func(la float64) float64 {
 			a := math.Exp(la)
@@ -328,12 +342,23 @@ func MaxLikelihood(family string, s *ingest.Sample) (*Dist, error) {
 		}
 		return -logLik(d, s, zeroCell) / wAll
 	}
+	if f := nll(x0); math.IsInf(f, 0) || math.IsNaN(f) {
+		// The log-likelihood is finite wherever the parameters are
+		// (logLik works in logs), so this is a bug, not the data.
+		panic(fmt.Sprintf("fit: %s log-likelihood %g at the start %v", family, f, x0))
+	}
 	x, _ := nelderMead(nll, x0, 0.5)
 	x, f := nelderMead(nll, x, 0.05) // restart: guards against a collapsed simplex
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return nil, fmt.Errorf("fit: %s maximum likelihood failed to converge", family)
+	d := params(x)
+	for _, n := range names {
+		// The log-parameters run off when the likelihood climbs forever
+		// along a ridge: a scale beyond any time in the data, a shape
+		// to 0 or ∞.
+		if v := math.Abs(d.Params[n]); math.IsNaN(f) || math.IsInf(f, 0) || v > 1e100 || v < 1e-100 {
+			return nil, fmt.Errorf("%s likelihood has no maximum on these data (%s runs off to %g): the family does not describe them; try the kde or lognormal-mixture method", family, n, d.Params[n])
+		}
 	}
-	return params(x), nil
+	return d, nil
 }
 
 // logLik is the censored log-likelihood of MaxLikelihood.
@@ -344,14 +369,126 @@ func logLik(d *Dist, s *ingest.Sample, zeroCell float64) float64 {
 		w := s.Weight(i)
 		switch {
 		case s.IsCensored(i):
-			ll += w * math.Log(u.Survival(t))
+			ll += w * d.logSurvival(t)
 		case t > 0 || d.Family == Exponential:
 			ll += w * u.LogProb(t)
 		default:
-			ll += w * math.Log(u.CDF(zeroCell))
+			ll += w * d.logCDF(zeroCell)
 		}
 	}
 	return ll
+}
+
+// logSurvival returns ln S(t) for t > 0, computed in logs: a pending
+// item far in the tail has S(t) below the smallest float64 (a Weibull
+// with k = 1.5, λ = 30 s at t = 5000 s has ln S = −2151), where
+// ln(u.Survival(t)) would be −Inf and stop the likelihood's search.
+func (d *Dist) logSurvival(t float64) float64 {
+	p := d.Params
+	switch d.Family {
+	case Weibull:
+		return -math.Pow(t/p["lambda"], p["k"])
+	case Exponential:
+		return -p["rate"] * t
+	case LogNormal:
+		return logPhi(-(math.Log(t) - p["mu"]) / p["sigma"])
+	case Gamma:
+		return logGammaIncComp(p["alpha"], p["beta"]*t)
+	}
+	panic("fit: unknown family " + d.Family)
+}
+
+// logCDF returns ln F(t) for t > 0, computed in logs (for a zero
+// settled time's first cell, far into the left tail when the shape is
+// large).
+func (d *Dist) logCDF(t float64) float64 {
+	p := d.Params
+	switch d.Family {
+	case Weibull:
+		return math.Log(-math.Expm1(-math.Pow(t/p["lambda"], p["k"])))
+	case Exponential:
+		return math.Log(-math.Expm1(-p["rate"] * t))
+	case LogNormal:
+		return logPhi((math.Log(t) - p["mu"]) / p["sigma"])
+	case Gamma:
+		return logGammaInc(p["alpha"], p["beta"]*t)
+	}
+	panic("fit: unknown family " + d.Family)
+}
+
+// logGammaIncComp returns ln Q(a, x), the log of the regularised upper
+// incomplete gamma function: Legendre's continued fraction in logs
+// where x > a + 1, ln(1 − P(a, x)) from the series elsewhere
+// (gammaContinuedFraction, gammaSeries).
+func logGammaIncComp(a, x float64) float64 {
+	if x > a+1 {
+		return gammaContinuedFraction(a, x)
+	}
+	return math.Log1p(-math.Exp(gammaSeries(a, x)))
+}
+
+// logGammaInc returns ln P(a, x), the log of the regularised lower
+// incomplete gamma function: the series in logs where x < a + 1,
+// ln(1 − Q(a, x)) from the continued fraction elsewhere.
+func logGammaInc(a, x float64) float64 {
+	if x < a+1 {
+		return gammaSeries(a, x)
+	}
+	return math.Log1p(-math.Exp(gammaContinuedFraction(a, x)))
+}
+
+// gammaContinuedFraction returns ln Q(a, x) for x > a + 1 by Legendre's
+// continued fraction, evaluated by the modified Lentz method,
+//
+//	Q(a, x) = e^(−x) x^a / Γ(a) · 1/(x + 1 − a − 1·(1 − a)/(x + 3 − a − …))
+//
+// (Press et al., Numerical Recipes 3rd ed. 2007, §6.2, gcf). In logs,
+// it stays finite where Q is below the smallest float64.
+func gammaContinuedFraction(a, x float64) float64 {
+	const tiny = 1e-300
+	b := x + 1 - a
+	c := 1 / tiny
+	d := 1 / b
+	h := d
+	for i := 1; i < 1000; i++ {
+		an := -float64(i) * (float64(i) - a)
+		b += 2
+		d = an*d + b
+		if math.Abs(d) < tiny {
+			d = tiny
+		}
+		c = b + an/c
+		if math.Abs(c) < tiny {
+			c = tiny
+		}
+		d = 1 / d
+		del := d * c
+		h *= del
+		if math.Abs(del-1) < 1e-16 {
+			break
+		}
+	}
+	lg, _ := math.Lgamma(a)
+	return -x + a*math.Log(x) - lg + math.Log(h)
+}
+
+// gammaSeries returns ln P(a, x) for x < a + 1 by the series
+//
+//	P(a, x) = e^(−x) x^a / Γ(a) · Σ_n x^n / (a (a + 1) … (a + n))
+//
+// (Numerical Recipes 3rd ed., §6.2, gser), in logs.
+func gammaSeries(a, x float64) float64 {
+	sum, del, ap := 1/a, 1/a, a
+	for range 1000 {
+		ap++
+		del *= x / ap
+		sum += del
+		if math.Abs(del) < math.Abs(sum)*1e-17 {
+			break
+		}
+	}
+	lg, _ := math.Lgamma(a)
+	return -x + a*math.Log(x) - lg + math.Log(sum)
 }
 
 // nelderMead minimises f from x0 with an initial simplex of side step by

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 )
 
 // MaxPhases is the most phases Phased searches.
@@ -27,12 +28,14 @@ const AutoSlack = 0.01
 // first poll "at S", then phases "every G until U" with G from o.NiceGaps
 // within [MinGap, MaxGap], each ending at any of its polls (U is printed
 // as the roundest age that says where; with o.NiceBounds, U is one of
-// them), and a closing gap to the horizon when the last phase does not
-// land there; unless o.ConstantGaps, phases whose gap grows ("exp D xF
-// cap C", "linear D+S") too. The closing gap counts as a phase. k = 0
-// means the fewest phases (up to MaxPhases) within AutoRatio of the exact
-// optimum, or the best of MaxPhases when none is (compare Result.Expected
-// with Result.Optimum). Gaps may shrink again after growing (deadlines).
+// them, and a phase of one poll is a plain gap naming no U), and a
+// closing gap to the horizon when the last phase does not land there;
+// unless o.ConstantGaps, phases whose gap grows ("exp D xF cap C",
+// "linear D+S") too. The closing gap is not counted as a phase
+// (Schedule.PhaseCount). k = 0 means the fewest phases (up to MaxPhases)
+// within AutoRatio of the exact optimum, or the best of MaxPhases when
+// none is (compare Result.Expected with Result.Optimum). Gaps may shrink
+// again after growing (deadlines).
 //
 // What is exact: for given Lagrange multipliers, the search over
 // constant-gap phases is exact (see phaseSpace: a DP over (phases used,
@@ -309,7 +312,7 @@ func (pr *problem) phasedK(sp *phaseSpace, k int, ex *Result, prev *Result) (*Re
 	if prev != nil {
 		seedSch = append(seedSch, prev.Schedule)
 	}
-	s := mergePhases(c.sol.(Schedule))
+	s := sp.merge(c.sol.(Schedule))
 	if len(seedSch) > 0 {
 		s = sp.improveAll(seedSch, k, false, pr.b)
 	}
@@ -348,14 +351,18 @@ func scanDirections(solve lagrangian, b Budget, c cand, g1, g2 float64) cand {
 	return best
 }
 
-// mergePhases joins consecutive phases with the same gap: "every G until
-// U1, every G until U2" (or "G, every G until U2") polls exactly as
-// "every G until U2", since both continue the same progression from the
-// same poll.
-func mergePhases(s Schedule) Schedule {
+// merge joins consecutive phases with the same gap: "every G until U1,
+// every G until U2" (or "G, every G until U2") polls exactly as "every G
+// until U2", since both continue the same progression from the same poll.
+// With bounds it keeps them apart when U2 is not one of them (the second
+// is a plain gap written as a phase, see repeating): the joined phase
+// would end where no bound allows.
+func (sp *phaseSpace) merge(s Schedule) Schedule {
+	h := time.Duration(sp.end) * sp.res
 	var out []Phase
 	for _, p := range s.Phases {
-		if n := len(out); n > 0 && p.Growth == Fixed && out[n-1].Gap == p.Gap && (out[n-1].Growth == Fixed || out[n-1].Growth == Once) {
+		if n := len(out); n > 0 && p.Growth == Fixed && out[n-1].Gap == p.Gap && (out[n-1].Growth == Fixed || out[n-1].Growth == Once) &&
+			(sp.bounds == nil || p.Until == h || p.Until%sp.res == 0 && slices.Contains(sp.bounds, int(p.Until/sp.res))) {
 			out[n-1].Growth, out[n-1].Until = Fixed, p.Until
 			continue
 		}

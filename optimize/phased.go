@@ -12,12 +12,13 @@ import (
 const MaxPhases = 8
 
 // AutoRatio is how close to the exact optimum Phased with k = 0 must come:
-// it returns the fewest phases whose mean lag is at most AutoRatio times
-// the exact optimum's at the same budget.
+// it returns the fewest phases whose mean lag (under a poll cost, whose
+// Budget.Cost) is at most AutoRatio times the exact optimum's at the same
+// budget.
 const AutoRatio = 1.05
 
 // AutoSlack is the least gain, as a share of the exact optimum's mean
-// lag, that pays for one more phase: auto takes K−1 phases over the K
+// lag (or cost), that pays for one more phase: auto takes K−1 phases over the K
 // that first comes within AutoRatio when K−1 is within AutoSlack of it.
 // A fitted density is rarely right to 1% of the lag (its sampling error
 // alone is about that on 10⁴ rows), so a smaller gain is as likely to be
@@ -72,23 +73,25 @@ func checkPhases(k int) error {
 type Simplicity struct {
 	K       int     // phases
 	MeanLag float64 // seconds, of the K-phase schedule
-	// Ratio is MeanLag / the exact optimum's mean lag: 1 when both are 0
-	// (every item settles at a poll of each), +Inf when only the
-	// optimum's is.
+	// Ratio is Budget.Ratio of the K-phase schedule to the exact optimum:
+	// MeanLag / the optimum's mean lag under a budget, and the ratio of
+	// their Budget.Cost (lag plus PollCost per poll) under a poll cost; 1
+	// when both are 0 (every item settles at a poll of each), +Inf when
+	// only the optimum's is.
 	Ratio  float64
 	Result *Result // the schedule of at most K phases, as Phased returns it
 	Err    error   // the budget cannot be met with K phases
 	// Constant is the best schedule of at most K constant-gap phases
 	// ("every G"), which Result improves on with growing phases unless
-	// Options.ConstantGaps; ConstantRatio is its mean lag over the exact
-	// optimum's.
+	// Options.ConstantGaps; ConstantRatio is its Budget.Ratio to the exact
+	// optimum.
 	Constant      *Result
 	ConstantRatio float64
 }
 
 // PriceOfSimplicity returns, for K = 1 … MaxPhases, the mean lag of the
-// best K-phase schedule (see Phased) and its ratio to the exact optimum's
-// at budget b.
+// best K-phase schedule (see Phased) and its ratio to the exact optimum
+// at budget b (Budget.Ratio: of the cost under a poll cost).
 func PriceOfSimplicity(d Distribution, b Budget, o Options) ([]Simplicity, error) {
 	pr, err := prepare(d, b, o)
 	if err != nil {
@@ -121,7 +124,7 @@ func (pr *problem) simplicity(sp *phaseSpace, ex *Result, kmax int, stopNear boo
 		s := Simplicity{K: k, Err: err, Result: r, Constant: r}
 		if err == nil {
 			prev = r
-			s.ConstantRatio = ratio(r.Expected.MeanLag, ex.Expected.MeanLag)
+			s.ConstantRatio = pr.b.Ratio(r.Expected, ex.Expected)
 			if !pr.o.ConstantGaps {
 				seed := []Schedule{r.Schedule}
 				if prevGrown != nil {
@@ -137,13 +140,13 @@ func (pr *problem) simplicity(sp *phaseSpace, ex *Result, kmax int, stopNear boo
 				}
 				g := pr.result(sp.improveAll(seed, k, true, pr.b), ex)
 				g.Lambda1, g.Lambda2, g.MarginalPrice, g.StuckPrice = r.Lambda1, r.Lambda2, r.MarginalPrice, r.StuckPrice
-				if g.Expected.TotalLag < r.Expected.TotalLag {
+				if pr.b.Cost(g.Expected) < pr.b.Cost(r.Expected) {
 					s.Result = g
 				}
 				prevGrown = s.Result
 			}
 			s.MeanLag = s.Result.Expected.MeanLag
-			s.Ratio = ratio(s.MeanLag, ex.Expected.MeanLag)
+			s.Ratio = pr.b.Ratio(s.Result.Expected, ex.Expected)
 		}
 		out = append(out, s)
 		if stopNear && err == nil && s.Ratio <= AutoRatio {

@@ -299,7 +299,7 @@ func solveFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "min-gap", Usage: "smallest gap between polls, of every schedule compared (0: the resolution)", DefaultText: "a nice gap near horizon/1000"},
 		&cli.DurationFlag{Name: "max-gap", Usage: "largest gap between polls", DefaultText: "none"},
 		&cli.StringFlag{Name: "nice-gaps", Usage: "gaps a phased schedule may use, e.g. 1s,2s,5s,10s,30s,1m", DefaultText: "1, 1.5, 2, 3, 5 × 10^k s and the clock's 15s, 20s, 30s, 45s, 1m, 90s, 2m, …, from the min gap to the horizon"},
-		&cli.StringFlag{Name: "nice-bounds", Usage: "phase ends a phased schedule may use, e.g. 30s,2m,5m,15m; the horizon is always one", DefaultText: "the nice gaps' values between the min gap and the horizon"},
+		&cli.StringFlag{Name: "nice-bounds", Usage: "phase ends a phased schedule may use, e.g. 30s,2m,5m,15m; the horizon is always one, and a phase of one poll is a plain gap that needs none", DefaultText: "any: a phase may end at any of its polls"},
 	})
 }
 

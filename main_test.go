@@ -57,6 +57,13 @@ var cliCases = []struct {
 	// data (said so), sub-second gaps; --horizon 0 is refused; a min gap
 	// that binds is named with its flag.
 	{"plan_latency", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--budget|10|-q", 0},
+	// One --nice-bounds value: the phases end at it or the horizon, plain
+	// gaps step between them, and the warning names the bounds that bind.
+	{"plan_nice_bounds_one", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--budget|10|--nice-bounds|1s|-q", 0},
+	// Under --poll-cost, schedules compare on lag + cost × polls: the
+	// ratios, the price of simplicity, the warning and the JSON meta.
+	{"plan_poll_cost", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--poll-cost|0.02|-q", 0},
+	{"plan_poll_cost_json", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--poll-cost|0.02|--format|json|-q", 0},
 	{"plan_horizon_zero", "plan|--budget|10|--horizon|0", 2},
 	// A negative budget is refused by its flag before the input is read.
 	{"plan_budget_negative", "plan|-i|fixtures/payments.csv|-c|settle_s|-n|-5", 2},

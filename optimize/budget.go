@@ -22,6 +22,27 @@ type Budget struct {
 	PollCost float64
 }
 
+// Cost returns what the solvers minimise under b for a schedule of
+// expectation e, seconds of lag per item: E[lag; T ≤ H] + PollCost·E[polls]
+// (e.TotalLag + b.PollCost·e.MeanPolls; Barlow, Hunter & Proschan 1963).
+// Under a budget (PollCost 0) it is e.TotalLag, the lag alone: the polls
+// are bounded, not priced.
+func (b Budget) Cost(e Expectation) float64 { return e.TotalLag + b.PollCost*e.MeanPolls }
+
+// Ratio returns how far a schedule of expectation e is from one of
+// expectation opt (usually the exact optimum) on what the solvers
+// minimise: under a budget the ratio of mean lags (both schedules poll at
+// the horizon, so catch the same share and this is also the ratio of
+// TotalLag); under PollCost the ratio of Cost, since a schedule that lags
+// less by polling more may cost more. It is 1 when both are 0 and +Inf
+// when only opt's is.
+func (b Budget) Ratio(e, opt Expectation) float64 {
+	if b.PollCost > 0 {
+		return ratio(b.Cost(e), b.Cost(opt))
+	}
+	return ratio(e.MeanLag, opt.MeanLag)
+}
+
 // Errors of the solvers; errors.Is finds them in what Exact, SqrtRule and
 // Phased return.
 var (

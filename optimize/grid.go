@@ -46,8 +46,10 @@ type Options struct {
 	// of Resolution are left out.
 	NiceGaps []time.Duration
 	// NiceBounds are the phase ends Phased may use, the horizon always
-	// one; nil means any: a phase may end at any of its polls, and its
-	// Until is printed as the roundest duration that says so.
+	// one; a phase of one poll is written as a plain gap ("2s"), which
+	// names no end, so it needs none. nil means any: a phase may end at
+	// any of its polls, and its Until is printed as the roundest duration
+	// that says so.
 	NiceBounds []time.Duration
 	// ConstantGaps keeps Phased to phases of constant gap ("every G");
 	// false lets it also try phases whose gap grows ("linear D+S", "exp D

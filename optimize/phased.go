@@ -5,18 +5,20 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 )
 
 // MaxPhases is the most phases Phased searches.
 const MaxPhases = 8
 
 // AutoRatio is how close to the exact optimum Phased with k = 0 must come:
-// it returns the fewest phases whose mean lag is at most AutoRatio times
-// the exact optimum's at the same budget.
+// it returns the fewest phases whose mean lag (under a poll cost, whose
+// Budget.Cost) is at most AutoRatio times the exact optimum's at the same
+// budget.
 const AutoRatio = 1.05
 
 // AutoSlack is the least gain, as a share of the exact optimum's mean
-// lag, that pays for one more phase: auto takes K−1 phases over the K
+// lag (or cost), that pays for one more phase: auto takes K−1 phases over the K
 // that first comes within AutoRatio when K−1 is within AutoSlack of it.
 // A fitted density is rarely right to 1% of the lag (its sampling error
 // alone is about that on 10⁴ rows), so a smaller gain is as likely to be
@@ -27,12 +29,14 @@ const AutoSlack = 0.01
 // first poll "at S", then phases "every G until U" with G from o.NiceGaps
 // within [MinGap, MaxGap], each ending at any of its polls (U is printed
 // as the roundest age that says where; with o.NiceBounds, U is one of
-// them), and a closing gap to the horizon when the last phase does not
-// land there; unless o.ConstantGaps, phases whose gap grows ("exp D xF
-// cap C", "linear D+S") too. The closing gap counts as a phase. k = 0
-// means the fewest phases (up to MaxPhases) within AutoRatio of the exact
-// optimum, or the best of MaxPhases when none is (compare Result.Expected
-// with Result.Optimum). Gaps may shrink again after growing (deadlines).
+// them, and a phase of one poll is a plain gap naming no U), and a
+// closing gap to the horizon when the last phase does not land there;
+// unless o.ConstantGaps, phases whose gap grows ("exp D xF cap C",
+// "linear D+S") too. The closing gap is not counted as a phase
+// (Schedule.PhaseCount). k = 0 means the fewest phases (up to MaxPhases)
+// within AutoRatio of the exact optimum, or the best of MaxPhases when
+// none is (compare Result.Expected with Result.Optimum). Gaps may shrink
+// again after growing (deadlines).
 //
 // What is exact: for given Lagrange multipliers, the search over
 // constant-gap phases is exact (see phaseSpace: a DP over (phases used,
@@ -69,23 +73,25 @@ func checkPhases(k int) error {
 type Simplicity struct {
 	K       int     // phases
 	MeanLag float64 // seconds, of the K-phase schedule
-	// Ratio is MeanLag / the exact optimum's mean lag: 1 when both are 0
-	// (every item settles at a poll of each), +Inf when only the
-	// optimum's is.
+	// Ratio is Budget.Ratio of the K-phase schedule to the exact optimum:
+	// MeanLag / the optimum's mean lag under a budget, and the ratio of
+	// their Budget.Cost (lag plus PollCost per poll) under a poll cost; 1
+	// when both are 0 (every item settles at a poll of each), +Inf when
+	// only the optimum's is.
 	Ratio  float64
 	Result *Result // the schedule of at most K phases, as Phased returns it
 	Err    error   // the budget cannot be met with K phases
 	// Constant is the best schedule of at most K constant-gap phases
 	// ("every G"), which Result improves on with growing phases unless
-	// Options.ConstantGaps; ConstantRatio is its mean lag over the exact
-	// optimum's.
+	// Options.ConstantGaps; ConstantRatio is its Budget.Ratio to the exact
+	// optimum.
 	Constant      *Result
 	ConstantRatio float64
 }
 
 // PriceOfSimplicity returns, for K = 1 … MaxPhases, the mean lag of the
-// best K-phase schedule (see Phased) and its ratio to the exact optimum's
-// at budget b.
+// best K-phase schedule (see Phased) and its ratio to the exact optimum
+// at budget b (Budget.Ratio: of the cost under a poll cost).
 func PriceOfSimplicity(d Distribution, b Budget, o Options) ([]Simplicity, error) {
 	pr, err := prepare(d, b, o)
 	if err != nil {
@@ -118,7 +124,7 @@ func (pr *problem) simplicity(sp *phaseSpace, ex *Result, kmax int, stopNear boo
 		s := Simplicity{K: k, Err: err, Result: r, Constant: r}
 		if err == nil {
 			prev = r
-			s.ConstantRatio = ratio(r.Expected.MeanLag, ex.Expected.MeanLag)
+			s.ConstantRatio = pr.b.Ratio(r.Expected, ex.Expected)
 			if !pr.o.ConstantGaps {
 				seed := []Schedule{r.Schedule}
 				if prevGrown != nil {
@@ -134,13 +140,13 @@ func (pr *problem) simplicity(sp *phaseSpace, ex *Result, kmax int, stopNear boo
 				}
 				g := pr.result(sp.improveAll(seed, k, true, pr.b), ex)
 				g.Lambda1, g.Lambda2, g.MarginalPrice, g.StuckPrice = r.Lambda1, r.Lambda2, r.MarginalPrice, r.StuckPrice
-				if g.Expected.TotalLag < r.Expected.TotalLag {
+				if pr.b.Cost(g.Expected) < pr.b.Cost(r.Expected) {
 					s.Result = g
 				}
 				prevGrown = s.Result
 			}
 			s.MeanLag = s.Result.Expected.MeanLag
-			s.Ratio = ratio(s.MeanLag, ex.Expected.MeanLag)
+			s.Ratio = pr.b.Ratio(s.Result.Expected, ex.Expected)
 		}
 		out = append(out, s)
 		if stopNear && err == nil && s.Ratio <= AutoRatio {
@@ -309,7 +315,7 @@ func (pr *problem) phasedK(sp *phaseSpace, k int, ex *Result, prev *Result) (*Re
 	if prev != nil {
 		seedSch = append(seedSch, prev.Schedule)
 	}
-	s := mergePhases(c.sol.(Schedule))
+	s := sp.merge(c.sol.(Schedule))
 	if len(seedSch) > 0 {
 		s = sp.improveAll(seedSch, k, false, pr.b)
 	}
@@ -348,14 +354,18 @@ func scanDirections(solve lagrangian, b Budget, c cand, g1, g2 float64) cand {
 	return best
 }
 
-// mergePhases joins consecutive phases with the same gap: "every G until
-// U1, every G until U2" (or "G, every G until U2") polls exactly as
-// "every G until U2", since both continue the same progression from the
-// same poll.
-func mergePhases(s Schedule) Schedule {
+// merge joins consecutive phases with the same gap: "every G until U1,
+// every G until U2" (or "G, every G until U2") polls exactly as "every G
+// until U2", since both continue the same progression from the same poll.
+// With bounds it keeps them apart when U2 is not one of them (the second
+// is a plain gap written as a phase, see repeating): the joined phase
+// would end where no bound allows.
+func (sp *phaseSpace) merge(s Schedule) Schedule {
+	h := time.Duration(sp.end) * sp.res
 	var out []Phase
 	for _, p := range s.Phases {
-		if n := len(out); n > 0 && p.Growth == Fixed && out[n-1].Gap == p.Gap && (out[n-1].Growth == Fixed || out[n-1].Growth == Once) {
+		if n := len(out); n > 0 && p.Growth == Fixed && out[n-1].Gap == p.Gap && (out[n-1].Growth == Fixed || out[n-1].Growth == Once) &&
+			(sp.bounds == nil || p.Until == h || p.Until%sp.res == 0 && slices.Contains(sp.bounds, int(p.Until/sp.res))) {
 			out[n-1].Growth, out[n-1].Until = Fixed, p.Until
 			continue
 		}

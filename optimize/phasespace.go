@@ -28,7 +28,10 @@ import (
 //
 // A phase's U may be any time in (x_j − g, x_j]: with Options.NiceBounds
 // given it must be one of them (or the horizon), else the roundest
-// duration in that interval is printed (roundestIn).
+// duration in that interval is printed (roundestIn). A phase of one poll
+// is printed as a plain gap ("2s"), which names no U, so it needs no
+// bound: with bounds, plain gaps step from one bound onto a progression
+// that lands on the next or on the horizon.
 type phaseSpace struct {
 	md       *model
 	res      time.Duration
@@ -286,6 +289,24 @@ func (sp *phaseSpace) solve(k int, l1, l2 float64) cand {
 					}
 				}
 			}
+			if sp.ub == nil {
+				continue
+			}
+			// A phase of one poll is written as a plain gap ("2s"), which
+			// names no end, so it needs no bound: with bounds it is how a
+			// schedule steps from a bound onto a progression that lands on
+			// the horizon ("every 500ms until 3s, 2s, every 5s until 1m30s").
+			for x := g; x < nl; x++ {
+				from := x - g
+				if from >= stop || cur[from] == inf || sp.endsAt(x, gi) {
+					continue // no poll to start from, or the phases above cover it
+				}
+				c := qb[x] - l2*pp[x] - qb[from] + l2*pp[from] + perStep*float64(g)
+				if v := cur[from] + c; v < next[x] {
+					next[x] = v
+					nb[x] = back{from: int32(from), gap: int16(gi)}
+				}
+			}
 		}
 	}
 	if endLayer < 0 {
@@ -381,14 +402,21 @@ func (sp *phaseSpace) walk(s Schedule, k int, grow bool, polls []time.Duration) 
 			}
 			add(p.Gap)
 		default:
-			if !sp.phaseOK(p, grow) || last >= p.Until || final != (p.Until == h) ||
-				sp.bounds != nil && !final && !slices.Contains(sp.bounds, int(p.Until/sp.res)) {
+			if !sp.phaseOK(p, grow) || last >= p.Until || final != (p.Until == h) {
 				ok = false
 			}
+			from := len(polls)
 			for kk := 1; last < p.Until && kk <= MaxPolls; kk++ {
 				if !add(p.GapAt(kk)) {
 					break
 				}
+			}
+			// With bounds, a phase ends at one of them, but a phase of one
+			// poll of a constant gap is the plain gap finish writes, which
+			// names no end.
+			if sp.bounds != nil && !final && !(p.Growth == Fixed && len(polls)-from == 1) &&
+				!slices.Contains(sp.bounds, int(p.Until/sp.res)) {
+				ok = false
 			}
 		}
 		ends = append(ends, last)
@@ -441,15 +469,15 @@ func (sp *phaseSpace) improveAll(seed []Schedule, k int, grow bool, b Budget) Sc
 	var best lsEval
 	var buf lsBuf
 	for _, s := range seed {
-		r := sp.improve(sp.repeating(mergePhases(s)), k, grow, b, &buf)
+		r := sp.improve(sp.repeating(sp.merge(s)), k, grow, b, &buf)
 		if r.ok && (!best.ok || r.obj < best.obj) {
 			best = r
 		}
 	}
 	if !best.ok {
-		return sp.finish(mergePhases(seed[0]), k, grow, &buf)
+		return sp.finish(sp.merge(seed[0]), k, grow, &buf)
 	}
-	return sp.finish(mergePhases(best.s), k, grow, &buf)
+	return sp.finish(sp.merge(best.s), k, grow, &buf)
 }
 
 // repeating writes each one-poll phase but the closing one ("3s") as the

@@ -51,3 +51,12 @@ func (p *Problem) WithMinGap(g time.Duration) (*Problem, error) {
 	}
 	return &Problem{&problem{md: p.pr.md, b: p.pr.b, o: o}}, nil
 }
+
+// WithNiceBounds returns the problem with the phase ends bounds instead
+// (nil: any), sharing the grid model and the exact optimum, which no bound
+// constrains.
+func (p *Problem) WithNiceBounds(bounds []time.Duration) *Problem {
+	o := p.pr.o
+	o.NiceBounds = bounds
+	return &Problem{&problem{md: p.pr.md, b: p.pr.b, o: o, exactRes: p.pr.exactRes}}
+}

@@ -66,7 +66,7 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		doc.Schedule, doc.Meta, notes = r.Schedule, resultMeta(r), append(notes, note)
+		doc.Schedule, doc.Meta, notes = r.Schedule, resultMeta(r, o.Solve.Budget), append(notes, note)
 	case o.Dist != "":
 		if err := o.Input.refuseSegment("a --dist model"); err != nil {
 			return err
@@ -83,7 +83,7 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		doc.Schedule, doc.Meta, notes = r.Schedule, resultMeta(r), append(notes, note)
+		doc.Schedule, doc.Meta, notes = r.Schedule, resultMeta(r, o.Solve.Budget), append(notes, note)
 	default:
 		sample, _, err := o.Input.load(stderr)
 		if err != nil {
@@ -101,9 +101,9 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		doc.Schedule, doc.Meta, notes = rs[0].r.Schedule, resultMeta(rs[0].r), append(notes, rs[0].note)
+		doc.Schedule, doc.Meta, notes = rs[0].r.Schedule, resultMeta(rs[0].r, o.Solve.Budget), append(notes, rs[0].note)
 		for i, pt := range parts[1:] {
-			doc.Segments = append(doc.Segments, export.Segment{Name: pt.Name, Schedule: rs[i+1].r.Schedule, Meta: resultMeta(rs[i+1].r)})
+			doc.Segments = append(doc.Segments, export.Segment{Name: pt.Name, Schedule: rs[i+1].r.Schedule, Meta: resultMeta(rs[i+1].r, o.Solve.Budget)})
 		}
 	}
 	if !o.Input.Quiet {
@@ -154,8 +154,12 @@ func (s Solve) derive(d optimize.Distribution) (*optimize.Result, error) {
 	return &r, nil
 }
 
-// resultMeta is what a schedule document carries about the solution.
-func resultMeta(r *optimize.Result) json.RawMessage {
+// resultMeta is what a schedule document carries about the solution
+// under budget b: under a poll cost also the cost it minimises
+// (optimize.Budget.Cost), the schedule's and the exact optimum's, and the
+// optimum's polls, since the lags alone do not compare (the one that
+// lags less may poll more).
+func resultMeta(r *optimize.Result, b optimize.Budget) json.RawMessage {
 	m := map[string]any{
 		"method":           r.Method,
 		"expected_lag_s":   r.Expected.MeanLag,
@@ -170,6 +174,14 @@ func resultMeta(r *optimize.Result) json.RawMessage {
 	if r.Optimum != nil {
 		m["exact_lag_s"] = r.Optimum.MeanLag
 	}
-	b, _ := json.Marshal(m)
-	return b
+	if b.PollCost > 0 {
+		m["poll_cost_s"] = b.PollCost
+		m["cost_s"] = b.Cost(r.Expected)
+		if r.Optimum != nil {
+			m["exact_polls"] = r.Optimum.MeanPolls
+			m["exact_cost_s"] = b.Cost(*r.Optimum)
+		}
+	}
+	doc, _ := json.Marshal(m)
+	return doc
 }

@@ -177,9 +177,9 @@ func (p Plan) runModel(stdout io.Writer, ages []time.Duration, labels []string) 
 // plot (with --plot), and the report.
 func (p Plan) write(stdout, stderr io.Writer, secs []*section, rep *ingest.Report) error {
 	all := secs[0]
-	doc := export.Document{Schedule: all.schedule(), Meta: planMeta(all)}
+	doc := export.Document{Schedule: all.schedule(), Meta: planMeta(all, p.Solve.Budget)}
 	for _, s := range secs[1:] {
-		doc.Segments = append(doc.Segments, export.Segment{Name: s.Segment, Schedule: s.schedule(), Meta: planMeta(s)})
+		doc.Segments = append(doc.Segments, export.Segment{Name: s.Segment, Schedule: s.schedule(), Meta: planMeta(s, p.Solve.Budget)})
 	}
 	if p.Out != "" {
 		if err := writeDocument(p.Out, stdout, doc); err != nil {
@@ -393,7 +393,7 @@ func polls(lo, hi int) string {
 }
 
 // planMeta is what the schedule document carries about how it was made.
-func planMeta(s *section) json.RawMessage {
+func planMeta(s *section, b optimize.Budget) json.RawMessage {
 	if c := s.Clock; c != nil {
 		lo, hi := c.Schedule.StuckPollsRange()
 		m := map[string]any{
@@ -413,7 +413,7 @@ func planMeta(s *section) json.RawMessage {
 	if s.Derived.Exact != nil {
 		r.Optimum = &s.Derived.Exact.Expected
 	}
-	return resultMeta(&r)
+	return resultMeta(&r, b)
 }
 
 func (p Plan) writeSection(w io.Writer, s *section) error {
@@ -476,24 +476,25 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 			fmt.Fprintf(w, "  %s\n", s.ClockNote)
 		}
 	}
-	fmt.Fprintf(w, "expected: mean lag %s, %d stuck polls, %.3g mean polls, caught %.1f%%\n",
-		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught)
+	b := p.Solve.Budget
+	fmt.Fprintf(w, "expected: mean lag %s, %d stuck polls, %.3g mean polls, caught %.1f%%%s\n",
+		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught, costSuffix(b, r.Expected))
 	writeLagCheck(w, s)
 	if ex := s.Derived.Exact; ex != nil && ex != r {
-		fmt.Fprintf(w, "exact optimum (same min gap): mean lag %s (this schedule %s)", formatSeconds(ex.Expected.MeanLag), timesOptimum(r.Expected.MeanLag, ex.Expected.MeanLag))
+		fmt.Fprintf(w, "exact optimum (same min gap): %s", optimumText(b, r.Expected, ex.Expected))
 		if sq := s.Derived.Sqrt; sq != nil {
-			fmt.Fprintf(w, "; √ rule: %s", formatSeconds(sq.Expected.MeanLag))
+			fmt.Fprintf(w, "; √ rule: %s%s", formatSeconds(sq.Expected.MeanLag), costSuffix(b, sq.Expected))
 		}
 		fmt.Fprintln(w)
 	}
 	if f := s.Derived.Free; f != nil {
-		fmt.Fprintf(w, "exact optimum with gaps down to the grid's %s: mean lag %s\n", optimize.FormatDuration(o.Resolution), formatSeconds(f.Expected.MeanLag))
+		fmt.Fprintf(w, "exact optimum with gaps down to the grid's %s: mean lag %s%s\n", optimize.FormatDuration(o.Resolution), formatSeconds(f.Expected.MeanLag), costSuffix(b, f.Expected))
 	}
 	if r.MarginalPrice > 0 {
 		fmt.Fprintf(w, "marginal price: one more poll per item buys %s of mean lag\n", formatSeconds(r.MarginalPrice))
 	}
 	if simple := s.Derived.Simple; len(simple) > 0 {
-		fmt.Fprintf(w, "price of simplicity (mean lag of the best schedule of K phases / exact optimum at the same min gap):\n")
+		fmt.Fprintf(w, "price of simplicity (%s of the best schedule of K phases / exact optimum at the same min gap):\n", objectiveName(b))
 		row := func(label string, ratio func(optimize.Simplicity) float64) {
 			fmt.Fprintf(w, "  %-16s", label)
 			for _, x := range simple {

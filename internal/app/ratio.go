@@ -3,7 +3,58 @@ package app
 import (
 	"fmt"
 	"math"
+
+	"github.com/pollfit/pollfit/optimize"
 )
+
+// Under a poll cost the solvers minimise E[lag; T ≤ H] + c·E[polls]
+// (optimize.Budget.Cost), so schedules compare on that: a schedule that
+// lags less by polling more may cost more. Under a budget they compare on
+// mean lag.
+
+// costName names the cost under poll cost b: "cost (lag + 0.05s/poll)".
+func costName(b optimize.Budget) string {
+	return fmt.Sprintf("cost (lag + %.4gs/poll)", b.PollCost)
+}
+
+// objectiveName is what schedules compare on under b: "mean lag", or the
+// cost under a poll cost.
+func objectiveName(b optimize.Budget) string {
+	if b.PollCost > 0 {
+		return costName(b)
+	}
+	return "mean lag"
+}
+
+// objective is the value of e schedules compare on under b, seconds: the
+// mean lag, or under a poll cost optimize.Budget.Cost.
+func objective(b optimize.Budget, e optimize.Expectation) float64 {
+	if b.PollCost > 0 {
+		return b.Cost(e)
+	}
+	return e.MeanLag
+}
+
+// costSuffix is ", cost (lag + 0.05s/poll) 735ms" under a poll cost, ""
+// under a budget: what the lines giving a schedule's lag and polls add.
+func costSuffix(b optimize.Budget, e optimize.Expectation) string {
+	if b.PollCost == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %s %s", costName(b), formatSeconds(b.Cost(e)))
+}
+
+// optimumText describes the exact optimum ex against the schedule of
+// expectation e, for plan and report: "mean lag 349ms (this schedule
+// ×1.042)", or under a poll cost "mean lag 417ms, 9.19 mean polls, cost
+// (lag + 0.05s/poll) 877ms (this schedule's ×1.010)".
+func optimumText(b optimize.Budget, e, ex optimize.Expectation) string {
+	if b.PollCost == 0 {
+		return fmt.Sprintf("mean lag %s (this schedule %s)", formatSeconds(ex.MeanLag), timesOptimum(e.MeanLag, ex.MeanLag))
+	}
+	return fmt.Sprintf("mean lag %s, %.3g mean polls%s (this schedule's %s)", formatSeconds(ex.MeanLag), ex.MeanPolls,
+		costSuffix(b, ex), timesOptimum(b.Cost(e), b.Cost(ex)))
+}
 
 // Ratios of lags where the reference lag may be 0 (every item settles at
 // a poll of it: one atom on the grid, issue 15). Lags are never negative.

@@ -310,9 +310,9 @@ func (r Report) page(parts []*reportPart, rep *ingest.Report) (*html.Page, error
 		pg.Summary.Links = append(pg.Summary.Links, ids[i])
 	}
 	all := parts[0].sec
-	doc := export.Document{Schedule: all.schedule(), Meta: planMeta(all)}
+	doc := export.Document{Schedule: all.schedule(), Meta: planMeta(all, r.Solve.Budget)}
 	for _, p := range parts[1:] {
-		doc.Segments = append(doc.Segments, export.Segment{Name: p.sec.Segment, Schedule: p.sec.schedule(), Meta: planMeta(p.sec)})
+		doc.Segments = append(doc.Segments, export.Segment{Name: p.sec.Segment, Schedule: p.sec.schedule(), Meta: planMeta(p.sec, r.Solve.Budget)})
 	}
 	var js, gs bytes.Buffer
 	if err := export.JSON(&js, doc, export.JSONOptions{}); err != nil {
@@ -403,7 +403,7 @@ func (r Report) partPage(p *reportPart, id string, parts []*reportPart, rep *ing
 	hp.ScheduleWarnings = res.Warnings
 	if simple := s.Derived.Simple; len(simple) > 0 {
 		t := html.Table{Head: []string{"phases K"}, Mark: -1,
-			Caption: "Price of simplicity: mean lag of the best schedule of K phases over the exact optimum's at the same min gap"}
+			Caption: "Price of simplicity: " + objectiveName(r.Solve.Budget) + " of the best schedule of K phases over the exact optimum's at the same min gap"}
 		cg, gp := []string{"constant gaps"}, []string{"growing phases"}
 		for _, x := range simple {
 			t.Head = append(t.Head, fmt.Sprint(x.K))
@@ -683,8 +683,8 @@ func scheduleFacts(s *section, b optimize.Budget) []html.Fact {
 		out = append(out, html.Fact{Label: "stuck polls", Value: polls(lo, hi), Note: "by when the item was created"},
 			html.Fact{Label: "best age-only schedule", Value: r.Schedule.String(), Note: phasesText(r)})
 	}
-	out = append(out, html.Fact{Label: "expected under the fit", Value: fmt.Sprintf("mean lag %s, %d stuck polls, %.3g mean polls, caught %.1f%%",
-		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught)})
+	out = append(out, html.Fact{Label: "expected under the fit", Value: fmt.Sprintf("mean lag %s, %d stuck polls, %.3g mean polls, caught %.1f%%%s",
+		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught, costSuffix(b, r.Expected))})
 	if s.Clock != nil {
 		out[len(out)-1].Label = "age-only, expected under the fit"
 	}
@@ -696,9 +696,9 @@ func scheduleFacts(s *section, b optimize.Budget) []html.Fact {
 		out = append(out, html.Fact{Label: label + " (realised)", Value: rest})
 	}
 	if ex := s.Derived.Exact; ex != nil && ex != r {
-		v := fmt.Sprintf("mean lag %s (this schedule %s)", formatSeconds(ex.Expected.MeanLag), timesOptimum(r.Expected.MeanLag, ex.Expected.MeanLag))
+		v := optimumText(b, r.Expected, ex.Expected)
 		if sq := s.Derived.Sqrt; sq != nil {
-			v += "; √ rule: " + formatSeconds(sq.Expected.MeanLag)
+			v += "; √ rule: " + formatSeconds(sq.Expected.MeanLag) + costSuffix(b, sq.Expected)
 		}
 		label := "exact optimum"
 		if s.Clock != nil {
@@ -708,7 +708,7 @@ func scheduleFacts(s *section, b optimize.Budget) []html.Fact {
 		out = append(out, html.Fact{Label: label, Value: v, Note: "same min gap"})
 	}
 	if f := s.Derived.Free; f != nil {
-		out = append(out, html.Fact{Label: "exact optimum, gaps down to the grid", Value: "mean lag " + formatSeconds(f.Expected.MeanLag)})
+		out = append(out, html.Fact{Label: "exact optimum, gaps down to the grid", Value: "mean lag " + formatSeconds(f.Expected.MeanLag) + costSuffix(b, f.Expected)})
 	}
 	if r.MarginalPrice > 0 {
 		out = append(out, html.Fact{Label: "marginal price", Value: formatSeconds(r.MarginalPrice) + " of mean lag", Note: "what one more poll per item buys"})

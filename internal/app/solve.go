@@ -162,6 +162,10 @@ type derived struct {
 	// Simple is the price of simplicity, K = 1 … optimize.MaxPhases
 	// (full solves of phased schedules only).
 	Simple []optimize.Simplicity
+	// Unbounded is the best schedule of up to optimize.MaxPhases phases
+	// ending anywhere, when --nice-bounds restricts the phase ends (full
+	// solves of phased schedules only): what the bounds cost.
+	Unbounded *optimize.Result
 }
 
 // solve derives the schedule for d under s; full adds what plan reports
@@ -207,6 +211,11 @@ func (s Solve) solve(d optimize.Distribution, full bool) (*derived, error) {
 			if ex, err := free.Exact(); err == nil {
 				out.Free = ex
 			}
+		}
+	}
+	if res.Method == "phased" && res.Options.NiceBounds != nil {
+		if ub, err := pb.WithNiceBounds(nil).Phased(optimize.MaxPhases); err == nil {
+			out.Unbounded = ub
 		}
 	}
 	res.Warnings = append(res.Warnings, out.binding(s)...)
@@ -271,9 +280,13 @@ const (
 // binding explains, when the derived schedule is far from the exact
 // optimum with gaps down to the resolution or leaves budget unspent, which
 // constraint binds and the flag that loosens it: the min gap (the exact
-// optimum at the min gap against the free one), the nice grid (the best
-// schedule of any number of phases against the exact optimum at the same
-// min gap) and the phases (this schedule against the best of more phases).
+// optimum at the min gap against the free one), the nice bounds (the best
+// schedule of any number of phases ending at them against the best ending
+// anywhere), the nice gaps (the best schedule of any number of phases of
+// them against the exact optimum at the same min gap) and the phases
+// (this schedule against the best of more phases). Schedules compare on
+// what the solvers minimise: the mean lag under a budget, the cost under
+// a poll cost (optimize.Budget.Ratio).
 func (d *derived) binding(s Solve) []string {
 	r, ex := d.Result, d.Exact
 	if ex == nil || r.Method == "sqrt" {
@@ -283,12 +296,11 @@ func (d *derived) binding(s Solve) []string {
 	if d.Free != nil {
 		free = d.Free
 	}
-	lag := r.Expected.MeanLag
-	if lag == 0 {
+	b := s.Budget
+	if b.PollCost == 0 && r.Expected.MeanLag == 0 {
 		return nil // every item settles at a poll: nothing left to gain (issue 15)
 	}
-	far := lag > optimize.AutoRatio*free.Expected.MeanLag
-	b := s.Budget
+	far := b.Ratio(r.Expected, free.Expected) > optimize.AutoRatio
 	var unspent []string
 	if b.StuckPolls > 0 && float64(r.Expected.StuckPolls) < unspentShare*float64(b.StuckPolls) {
 		unspent = append(unspent, fmt.Sprintf("%d of %d stuck polls", b.StuckPolls-r.Expected.StuckPolls, b.StuckPolls))
@@ -299,7 +311,8 @@ func (d *derived) binding(s Solve) []string {
 	if !far && len(unspent) == 0 {
 		return nil
 	}
-	head := fmt.Sprintf("this schedule's mean lag is ×%s the exact optimum's (%s)", ratioText(ratio(lag, free.Expected.MeanLag)), formatSeconds(free.Expected.MeanLag))
+	head := fmt.Sprintf("this schedule's %s is ×%s the exact optimum's (%s)", objectiveName(b),
+		ratioText(b.Ratio(r.Expected, free.Expected)), formatSeconds(objective(b, free.Expected)))
 	if len(unspent) > 0 {
 		head += " and it leaves " + strings.Join(unspent, " and ") + " unspent"
 	}
@@ -310,7 +323,7 @@ func (d *derived) binding(s Solve) []string {
 	}
 	var causes []cause
 	if d.Free != nil {
-		if f := ratio(ex.Expected.MeanLag, free.Expected.MeanLag); f > bindRatio {
+		if f := b.Ratio(ex.Expected, free.Expected); f > bindRatio {
 			smallest := free.Polls[0]
 			for i := 1; i < len(free.Polls); i++ {
 				smallest = min(smallest, free.Polls[i]-free.Polls[i-1])
@@ -322,26 +335,34 @@ func (d *derived) binding(s Solve) []string {
 	if r.Method == "phased" && len(d.Simple) > 0 {
 		best := -1
 		for i, x := range d.Simple {
-			if x.Err == nil && (best < 0 || x.MeanLag < d.Simple[best].MeanLag) {
+			if x.Err == nil && (best < 0 || x.Ratio < d.Simple[best].Ratio) {
 				best = i
 			}
 		}
 		if best >= 0 {
-			bestLag := d.Simple[best].MeanLag
-			if f := ratio(bestLag, ex.Expected.MeanLag); f > bindRatio {
-				causes = append(causes, cause{f, fmt.Sprintf("the nice gaps bind (×%s: the best of up to %d phases of them against the exact optimum at the same min gap): --nice-gaps takes other gaps, --phases exact gives the optimum itself",
-					ratioText(f), optimize.MaxPhases)})
+			bestRatio := d.Simple[best].Ratio // of the best ending at the bounds, when given
+			gridRatio := bestRatio            // of the best ending anywhere
+			if ub := d.Unbounded; ub != nil {
+				gridRatio = min(gridRatio, b.Ratio(ub.Expected, ex.Expected))
+				if f := ratio(bestRatio, gridRatio); f > bindRatio {
+					causes = append(causes, cause{f, fmt.Sprintf("the nice bounds bind (×%s: the best of up to %d phases ending at them against the best ending anywhere, %s): --nice-bounds takes other bounds; without it phases end at any poll",
+						ratioText(f), optimize.MaxPhases, formatSeconds(objective(b, ub.Expected)))})
+				}
 			}
-			if f := ratio(lag, bestLag); f > bindRatio {
+			if gridRatio > bindRatio {
+				causes = append(causes, cause{gridRatio, fmt.Sprintf("the nice gaps bind (×%s: the best of up to %d phases of them against the exact optimum at the same min gap): --nice-gaps takes other gaps, --phases exact gives the optimum itself",
+					ratioText(gridRatio), optimize.MaxPhases)})
+			}
+			if f := b.Ratio(r.Expected, d.Simple[best].Result.Expected); f > bindRatio {
 				// The fewest phases within AutoSlack of the best of them.
 				k := d.Simple[best].K
 				for _, x := range d.Simple {
-					if x.Err == nil && x.MeanLag <= (1+optimize.AutoSlack)*bestLag {
+					if x.Err == nil && x.Ratio <= (1+optimize.AutoSlack)*bestRatio {
 						k = x.K
 						break
 					}
 				}
-				causes = append(causes, cause{f, fmt.Sprintf("the number of phases binds (×%s against %d phases): --phases %d", ratioText(ratio(lag, d.Simple[k-1].MeanLag)), k, k)})
+				causes = append(causes, cause{f, fmt.Sprintf("the number of phases binds (×%s against %d phases): --phases %d", ratioText(b.Ratio(r.Expected, d.Simple[k-1].Result.Expected)), k, k)})
 			}
 		}
 	}

@@ -78,25 +78,7 @@ func TestIssue18SortSettledFirst(t *testing.T) {
 // their order).
 func TestIssue18Reorder(t *testing.T) {
 	r := pcg(182)
-	gen := func(n int) *ingest.Sample {
-		s := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
-		for i := range s.Times {
-			var v float64
-			switch u := r.Float64(); {
-			case u < 0.03:
-				v = 0
-			case u < 0.13:
-				v = 5
-			case u < 0.21:
-				v = 30 + 0.3*r.Float64()
-			default:
-				v = math.Exp(1 + r.NormFloat64())
-			}
-			s.Times[i] = math.Round(v*1000) / 1000
-			s.Censored[i] = r.Float64() < 0.2 && v > 0
-		}
-		return s
-	}
+	gen := func(n int) *ingest.Sample { return lumpySample(r, n) }
 	clone := func(s *ingest.Sample) *ingest.Sample {
 		c := &ingest.Sample{Times: slices.Clone(s.Times), Censored: slices.Clone(s.Censored)}
 		if s.Created != nil {

@@ -173,7 +173,7 @@ func inputFlags() []cli.Flag {
 		&cli.StringFlag{Name: "segment", Usage: "column whose values are reported separately (e.g. payment method): a table per segment after all items', a segment column in CSV and JSON, a plot per segment"},
 		&cli.IntFlag{Name: "min-segment-rows", Value: app.DefaultMinSegmentRows, Usage: "fold segments with fewer rows into \"other\""},
 		&cli.BoolFlag{Name: "binned", Usage: "rows are bins: lower, upper, count[, censored] (see docs/scale.md)"},
-		&cli.StringFlag{Name: "delimiter", Value: ",", Usage: "CSV field delimiter"},
+		&cli.StringFlag{Name: "delimiter", Value: ",", Usage: "CSV field delimiter: one character, such as ';', or tab (also written \\t) for tab-separated files"},
 		&cli.BoolFlag{Name: "drop-invalid", Usage: "drop rows with empty, non-numeric, infinite, out-of-range or negative values (counted per reason on stderr) instead of failing"},
 		&cli.StringFlag{Name: "negative", Value: "error", Usage: "negative durations and ends before starts (clock skew): error, drop, or zero (set them to 0); counted on stderr"},
 		&cli.StringFlag{Name: "dedupe", Usage: "keep the first row of each value of the id `COLUMN`, drop later ones (counted on stderr)"},
@@ -196,11 +196,12 @@ func inputOf(c *cli.Context, stderr io.Writer, withBundled bool) (app.Input, err
 		return app.Input{}, app.Usagef("--negative %v", err)
 	}
 	delim := []rune(c.String("delimiter"))
-	if len(delim) != 1 {
-		return app.Input{}, app.Usagef("--delimiter %q: want one character", c.String("delimiter"))
-	}
-	if c.String("delimiter") == `\t` {
+	switch c.String("delimiter") {
+	case "tab", `\t`:
 		delim = []rune{'\t'}
+	}
+	if len(delim) != 1 {
+		return app.Input{}, app.Usagef("--delimiter %q: want one character, or tab for tab-separated files", c.String("delimiter"))
 	}
 	in := app.Input{
 		Paths:          c.StringSlice("input"),

@@ -200,6 +200,15 @@ var cliCases = []struct {
 	{"issue13_zst", "fit|-i|testdata/issue13/payments.csv.zst|-c|settle_s|-o|/dev/null", 0},
 	{"issue13_zst_damaged", "fit|-i|testdata/issue13/damaged.csv.zst|-c|settle_s", 1},
 	{"issue13_gz_truncated", "fit|-i|testdata/issue13/truncated.csv.gz|-c|settle_s", 1},
+	// Reading mistakes a new user made: a ';' file read with ',' names
+	// --delimiter ';', its decimal commas say how to write them, and a
+	// tab-separated file is read with --delimiter tab or \t alike.
+	{"input_semicolon", "fit|-i|testdata/input/semicolon.csv|-c|settle_s", 1},
+	{"input_semicolon_decimal_comma", "fit|-i|testdata/input/semicolon.csv|-c|settle_s|--delimiter|;", 1},
+	{"input_tabs", "fit|-i|testdata/input/tabs.tsv|-c|settle_s|--delimiter|tab|-o|/dev/null", 0},
+	{"input_tabs_escaped", "fit|-i|testdata/input/tabs.tsv|-c|settle_s|--delimiter|\\t|-o|/dev/null", 0},
+	{"input_tabs_unset", "fit|-i|testdata/input/tabs.tsv|-c|settle_s", 1},
+	{"input_bad_delimiter", "fit|-i|testdata/input/tabs.tsv|-c|settle_s|--delimiter|tabs", 2},
 }
 
 func TestCLIGolden(t *testing.T) {

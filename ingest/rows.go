@@ -1187,7 +1187,7 @@ func parseSigned(s string, sc scale) (float64, error) {
 		}
 		d, derr := time.ParseDuration(s)
 		if derr != nil {
-			return 0, fmt.Errorf("%w: %s", ErrNotNumber, quote(s))
+			return 0, fmt.Errorf("%w: %s%s", ErrNotNumber, quote(s), decimalCommaHint(s))
 		}
 		return d.Seconds(), nil
 	}
@@ -1204,6 +1204,29 @@ func parseSigned(s string, sc scale) (float64, error) {
 		return 0, fmt.Errorf("%w: %s", ErrNotFinite, quote(s))
 	}
 	return v, nil
+}
+
+// decimalCommaHint says how to write s, a number that failed to parse,
+// when it looks written with a decimal comma ("1,5", "-0,25"), as
+// European spreadsheets export it; "" otherwise. Three digits after the
+// comma may be a thousands separator instead ("1,234").
+func decimalCommaHint(s string) string {
+	t := strings.TrimLeft(s, "+-")
+	i := strings.IndexByte(t, ',')
+	if i < 0 || len(s)-len(t) > 1 {
+		return ""
+	}
+	whole, frac := t[:i], t[i+1:]
+	for _, part := range []string{whole, frac} {
+		if part == "" || strings.Trim(part, "0123456789") != "" {
+			return ""
+		}
+	}
+	point := s[:len(s)-len(t)] + whole + "." + frac
+	if len(frac) == 3 {
+		return fmt.Sprintf(": a decimal comma or a thousands separator? write %s or %s", point, s[:len(s)-len(t)]+whole+frac)
+	}
+	return fmt.Sprintf(": a decimal comma? write decimal points, as in %s", point)
 }
 
 // shiftDecimal parses the decimal number s divided by 10^k, rounding once;

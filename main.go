@@ -165,7 +165,7 @@ func inputFlags() []cli.Flag {
 		&cli.StringFlag{Name: "unit", Usage: "unit of bare numbers: ns, us, ms, s, m, h or d", DefaultText: "from the column name, as in Latency(ms), settle_ms, duration_seconds, elapsedMillis; else s"},
 		&cli.StringFlag{Name: "start", Usage: "the column of creation timestamps (RFC 3339, or epoch numbers with --epoch): with --end, settle times are end − start; with --column, items were created at start"},
 		&cli.StringFlag{Name: "end", Usage: "the column of settle timestamps, empty when still pending: with --start, settle times are end − start; with --column, items were created at end − column (pending ones at --observed-at − column)"},
-		&cli.StringFlag{Name: "epoch", Usage: "numeric timestamps are epoch s, ms, us or ns"},
+		&cli.StringFlag{Name: "epoch", Usage: "numeric timestamps are epoch s, ms, us or ns, in --start, --end and --observed-at alike (RFC 3339 ones are still read as such)"},
 		&cli.StringFlag{Name: "status", Usage: "column of outcomes; any terminal outcome, failed included, is a settle"},
 		&cli.StringFlag{Name: "pending", Usage: "comma-separated --status values of items still pending (right-censored)"},
 		&cli.StringFlag{Name: "observed-at", Usage: "when observation ended (RFC 3339, or an epoch number with --epoch): the censoring age of pending rows without a duration, or with --end and --column their creation"},

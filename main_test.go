@@ -209,6 +209,14 @@ var cliCases = []struct {
 	{"input_tabs_escaped", "fit|-i|testdata/input/tabs.tsv|-c|settle_s|--delimiter|\\t|-o|/dev/null", 0},
 	{"input_tabs_unset", "fit|-i|testdata/input/tabs.tsv|-c|settle_s", 1},
 	{"input_bad_delimiter", "fit|-i|testdata/input/tabs.tsv|-c|settle_s|--delimiter|tabs", 2},
+	// --epoch is for numbers: RFC 3339 starts beside epoch ends read
+	// (settles of 4 s, 40 s and 7.5 s); epoch columns in two units fail
+	// saying that --epoch applies to both.
+	{"input_epoch_mixed", "fit|-i|testdata/input/epoch_mixed.csv|--start|created|--end|finished|--epoch|s|-o|/dev/null", 0},
+	{"input_epoch_units", "fit|-i|testdata/input/epoch_units.csv|--start|created_ms|--end|finished_s|--epoch|ms|--negative|drop", 1},
+	// An observation time before a pending row's start is a wrong
+	// --observed-at, which --negative drop does not hide.
+	{"input_observed_before_start", "fit|-i|fixtures/clock.csv|--start|created_at|--end|settled_at|--status|status|--pending|pending|--observed-at|2025-03-01T12:00:00Z|--negative|drop", 1},
 }
 
 func TestCLIGolden(t *testing.T) {

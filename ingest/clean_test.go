@@ -330,7 +330,7 @@ func TestIssue15Epoch(t *testing.T) {
 	}
 	// ms read as s overflows: the error says so and which unit fits.
 	_, _, err = ReadCSV(strings.NewReader("a,b\n1740787204280,1740787204380\n"), "e", ReadOptions{Start: "a", End: "b", Epoch: Second})
-	if want := `e: row 2, column "a": bad timestamp: want epoch seconds, found "1740787204280" (as epoch ms it is 2025-03-01: set --epoch ms)`; err == nil || err.Error() != want {
+	if want := `e: row 2, column "a": bad timestamp: want epoch seconds (--epoch s applies to --start and --end alike) or RFC 3339 like 2006-01-02T15:04:05Z, found "1740787204280" (as epoch ms it is 2025-03-01: set --epoch ms)`; err == nil || err.Error() != want {
 		t.Errorf("ms as s: %v, want %s", err, want)
 	}
 	// Parquet integer epochs in ns stay exact (a float64 would round to

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDelimiterHint: a header that the delimiter in use does not split,
@@ -78,5 +79,63 @@ func TestDecimalCommaHint(t *testing.T) {
 	_, _, err := ReadCSV(strings.NewReader("id;settle_s\na;\"1,5\"\n"), "x.csv", ReadOptions{Column: "settle_s", Delimiter: ';'})
 	if want := `x.csv: row 2, column "settle_s": not a number or duration: "1,5": a decimal comma? write decimal points, as in 1.5`; err == nil || err.Error() != want {
 		t.Errorf("decimal comma in a ';' file: %v\nwant %s", err, want)
+	}
+}
+
+// TestEpochAppliesToBoth: --epoch is about numbers, so a column of RFC
+// 3339 text beside one of epoch numbers reads as it says, either way
+// round; a value neither reads as says that --epoch applies to both
+// columns; and epoch columns in two units, which one --epoch cannot read,
+// fail naming the column and the unit it fits, whatever --negative says.
+func TestEpochAppliesToBoth(t *testing.T) {
+	// 2025-12-02T06:00:16Z is 1764655216 s; the settles are 4 s and 40 s
+	// later.
+	for _, in := range []string{
+		"id,created,finished\na,2025-12-02T06:00:16+00:00,1764655220\nb,2025-12-02T06:00:16Z,1764655256\n",
+		"id,created,finished\na,1764655216,2025-12-02T06:00:20Z\nb,1764655216,2025-12-02 06:00:56\n",
+	} {
+		s, _, err := ReadCSV(strings.NewReader(in), "x.csv", ReadOptions{Start: "created", End: "finished", Epoch: Second})
+		if err != nil || len(s.Times) != 2 || s.Times[0] != 4 || s.Times[1] != 40 {
+			t.Errorf("ReadCSV(%q, --epoch s) = %v, %v; want [4 40]", in, s, err)
+		}
+	}
+	_, _, err := ReadCSV(strings.NewReader("a,b\nyesterday,1764655220\n"), "x.csv", ReadOptions{Start: "a", End: "b", Epoch: Second})
+	if want := `x.csv: row 2, column "a": bad timestamp: want epoch seconds (--epoch s applies to --start and --end alike) or RFC 3339 like 2006-01-02T15:04:05Z, found "yesterday"`; err == nil || err.Error() != want {
+		t.Errorf("neither: %v\nwant %s", err, want)
+	}
+	// Start in ms, end in s, read as ms: the end is 1970-01-21.
+	for _, neg := range []Negative{NegativeError, NegativeDrop, NegativeZero} {
+		_, _, err := ReadCSV(strings.NewReader("a,b\n1764655216000,1764655220\n"), "x.csv", ReadOptions{Start: "a", End: "b", Epoch: Millisecond, Negative: neg})
+		want := `x.csv: row 2, column "b": bad timestamp: the end 1970-01-21T10:10:55.22Z is before the start 2025-12-02T06:00:16Z, and column "b" read as epoch ms is in 1970 (it fits epoch s): --epoch applies to --start and --end alike, so the two columns must be in one unit; convert one`
+		if !errors.Is(err, ErrBadTimestamp) || err.Error() != want {
+			t.Errorf("units mixed, --negative %v: %v\nwant %s", neg, err, want)
+		}
+	}
+}
+
+// TestObservedBeforeStart: a pending row that starts after --observed-at
+// is a wrong observation time, not clock skew: it fails saying so and
+// what to set, with every --negative (drop would lose the pending rows,
+// zero would give them age 0); --drop-invalid counts it.
+func TestObservedBeforeStart(t *testing.T) {
+	in := "id,created,finished,status\n" +
+		"a,2025-03-01T00:00:00Z,2025-03-01T00:00:05Z,done\n" +
+		"b,2025-03-01T00:10:00Z,,pending\n" +
+		"c,2025-03-01T00:01:00Z,2025-03-01T00:01:07Z,done\n"
+	opt := ReadOptions{Start: "created", End: "finished", Status: "status", Pending: []string{"pending"},
+		ObservedAt: time.Date(2025, 3, 1, 0, 5, 0, 0, time.UTC)}
+	want := `x.csv: row 3, column "finished": observation time before start: --observed-at 2025-03-01T00:05:00Z is before this pending row's start, 2025-03-01T00:10:00Z: a pending row's age runs from its start to the observation time; set --observed-at to when the log was taken, no earlier than the last start`
+	for _, neg := range []Negative{NegativeError, NegativeDrop, NegativeZero} {
+		o := opt
+		o.Negative = neg
+		_, _, err := ReadCSV(strings.NewReader(in), "x.csv", o)
+		if !errors.Is(err, ErrObservedBeforeStart) || errors.Is(err, ErrEndBeforeStart) || err.Error() != want {
+			t.Errorf("--negative %v: %v\nwant %s", neg, err, want)
+		}
+	}
+	opt.DropInvalid = true
+	_, rep, err := ReadCSV(strings.NewReader(in), "x.csv", opt)
+	if err != nil || rep.Used != 2 || rep.Dropped["end before start"] != 1 {
+		t.Errorf("--drop-invalid: %+v, %v; want 2 used, 1 dropped", rep, err)
 	}
 }

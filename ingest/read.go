@@ -25,13 +25,17 @@ var (
 	ErrBadTimestamp    = errors.New("bad timestamp")
 	ErrEndBeforeStart  = errors.New("end before start")
 	ErrNoObservation   = errors.New("pending row without end time or observation time")
-	ErrFieldCount      = errors.New("wrong number of fields")
-	ErrNotUTF8         = errors.New("invalid UTF-8")
-	ErrQuote           = errors.New("bad quoting")
-	ErrWrongType       = errors.New("wrong column type")
-	ErrBadBin          = errors.New("bad bin")
-	ErrCorrupt         = errors.New("corrupt or truncated file")
-	ErrNoFiles         = errors.New("no input files")
+	// ErrObservedBeforeStart is a pending row whose start is after the
+	// observation time (ReadOptions.ObservedAt): the time is wrong, not
+	// the row, so Negative does not drop or zero it.
+	ErrObservedBeforeStart = errors.New("observation time before start")
+	ErrFieldCount          = errors.New("wrong number of fields")
+	ErrNotUTF8             = errors.New("invalid UTF-8")
+	ErrQuote               = errors.New("bad quoting")
+	ErrWrongType           = errors.New("wrong column type")
+	ErrBadBin              = errors.New("bad bin")
+	ErrCorrupt             = errors.New("corrupt or truncated file")
+	ErrNoFiles             = errors.New("no input files")
 	// ErrOption is an invalid ReadOptions field (a usage error).
 	ErrOption = errors.New("invalid option")
 	// ErrOutOfRange is a value beyond what can be held: a duration above
@@ -171,15 +175,18 @@ type ReadOptions struct {
 	// With both, the settle time is End − Start; with Column, one of them
 	// places the item in time (Sample.Created). Text timestamps are RFC
 	// 3339, with or without fractional seconds, 'T' or ' ' between date
-	// and time, and an optional zone (none means UTC); with Epoch set they
-	// are epoch numbers. Parquet timestamp and date columns are read as
+	// and time, and an optional zone (none means UTC); with Epoch set,
+	// numbers are epoch numbers and RFC 3339
+	// text is still read as such. Parquet timestamp and date columns are read as
 	// they are. A creation instant beyond the range of Unix nanoseconds in
 	// an int64, or, with Start and Column, a settle instant beyond it, is
 	// ErrOutOfRange.
 	Start, End string
 	// Epoch is the unit of numeric timestamps (Second, Millisecond,
-	// Microsecond or Nanosecond since 1970-01-01 UTC); 0 means timestamps
-	// are RFC 3339 text or Parquet timestamps.
+	// Microsecond or Nanosecond since 1970-01-01 UTC), in Start and End
+	// alike; 0 means timestamps are RFC 3339 text or Parquet timestamps.
+	// Start and End in two epoch units cannot be read: an end that this
+	// puts before its start is ErrBadTimestamp, naming the unit that fits.
 	Epoch Unit
 
 	// Status names the outcome column. Empty means no column: then, with

@@ -106,7 +106,7 @@ func reasonOf(err error) (int, bool) {
 		return reasonNotNumber, true
 	case errors.Is(err, ErrBadTimestamp):
 		return reasonTimestamp, true
-	case errors.Is(err, ErrEndBeforeStart):
+	case errors.Is(err, ErrEndBeforeStart), errors.Is(err, ErrObservedBeforeStart):
 		return reasonEndBeforeStart, true
 	case errors.Is(err, ErrNoObservation):
 		return reasonNoObservation, true
@@ -468,11 +468,19 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 			return roleEnd, err
 		}
 		pending = pending || observed
-		if end < start && !p.zeroNeg {
+		if end < start {
+			// Neither is clock skew, which --negative is for: a setting is
+			// wrong, and dropping or zeroing the rows would hide it.
 			if observed {
-				return roleEnd, fmt.Errorf("%w: observed at %s, started %s", ErrEndBeforeStart, fmtNanos(end), fmtNanos(start))
+				return roleEnd, fmt.Errorf("%w: --observed-at %s is before this pending row's start, %s: a pending row's age runs from its start to the observation time; set --observed-at to when the log was taken, no earlier than the last start",
+					ErrObservedBeforeStart, fmtNanos(end), fmtNanos(start))
 			}
-			return roleEnd, fmt.Errorf("%w: start %s, end %s", ErrEndBeforeStart, fmtNanos(start), fmtNanos(end))
+			if mix := p.epochMix(start, end); mix != "" {
+				return roleEnd, fmt.Errorf("%w: the end %s is before the start %s%s", ErrBadTimestamp, fmtNanos(end), fmtNanos(start), mix)
+			}
+			if !p.zeroNeg {
+				return roleEnd, fmt.Errorf("%w: start %s, end %s", ErrEndBeforeStart, fmtNanos(start), fmtNanos(end))
+			}
 		}
 		d := end - start
 		if (d < 0) != (end < start) { // more than 292 years apart
@@ -507,6 +515,31 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 		b.censored++
 	}
 	return 0, nil
+}
+
+// epochMix explains an end before its start when --epoch read one of them
+// to an implausible instant (before 1990 or after 2100): the two columns
+// then hold epoch numbers in different units, which one --epoch cannot
+// read. It is "" otherwise.
+func (p *plan) epochMix(start, end int64) string {
+	if p.epochNs == 0 {
+		return ""
+	}
+	for _, x := range []struct {
+		role role
+		ns   int64
+	}{{roleStart, start}, {roleEnd, end}} {
+		if x.ns >= epochMin && x.ns < epochMax {
+			continue
+		}
+		raw := float64(x.ns) / float64(p.epochNs)
+		fix := ""
+		if u := epochUnitOf(raw); u != 0 {
+			fix = fmt.Sprintf(" (it fits epoch %s)", u)
+		}
+		return fmt.Sprintf(", and column %s read as epoch %s is in %s%s: --epoch applies to --start and --end alike, so the two columns must be in one unit; convert one", quote(p.names[x.role]), Unit(p.epochNs), fmtYear(x.ns)[:4], fix)
+	}
+	return ""
 }
 
 // end reads a row's end timestamp (Unix ns). An empty one is the end of
@@ -670,7 +703,18 @@ func (p *plan) instant(c *cell) (int64, error) {
 			return 0, ErrEmptyValue
 		}
 		if p.epochNs > 0 {
-			return parseEpoch(s, p.epochNs)
+			// --epoch is about numbers: a column of RFC 3339 text beside
+			// one of epoch numbers is read as it says.
+			ns, err := parseEpoch(s, p.epochNs)
+			if err != nil {
+				if ts, ok := parseTimestampOK(s); ok {
+					if ts == outOfRange {
+						return 0, rangeError(s)
+					}
+					return ts, nil
+				}
+			}
+			return ns, err
 		}
 		return parseTimestamp(s)
 	case cellNum:

@@ -256,7 +256,7 @@ func parseEpoch(b []byte, unitNs int64) (int64, error) {
 		if err == nil {
 			hint = epochHint(f)
 		}
-		return 0, fmt.Errorf("%w: want epoch %s, found %s%s", ErrBadTimestamp, epochUnitWord(unitNs), quote(b), hint)
+		return 0, fmt.Errorf("%w: want epoch %s (--epoch %s applies to --start and --end alike) or RFC 3339 like 2006-01-02T15:04:05Z, found %s%s", ErrBadTimestamp, epochUnitWord(unitNs), unitFlag(Unit(unitNs)), quote(b), hint)
 	}
 	return int64(math.Round(ns)), nil
 }

@@ -163,7 +163,7 @@ func inputFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "input", Aliases: []string{"i"}, Usage: "settle times: a CSV (.csv, .csv.gz, .csv.zst) or Parquet `FILE`, a glob, a directory (Hive-partitioned too) or - for stdin; repeatable"},
 		&cli.StringFlag{Name: "column", Aliases: []string{"c"}, Usage: "column holding settle times (bare numbers in --unit, or Go durations such as 1.5s); may go with --start or --end, whose timestamps then place each item in time"},
 		&cli.StringFlag{Name: "unit", Usage: "unit of bare numbers: ns, us, ms, s, m, h or d", DefaultText: "from the column name, as in Latency(ms), settle_ms, duration_seconds, elapsedMillis; else s"},
-		&cli.StringFlag{Name: "start", Usage: "the column of creation timestamps (RFC 3339, or epoch numbers with --epoch): with --end, settle times are end − start; with --column, items were created at start"},
+		&cli.StringFlag{Name: "start", Usage: "the column of creation timestamps (RFC 3339, where no zone means UTC, or epoch numbers with --epoch): with --end, settle times are end − start; with --column, items were created at start"},
 		&cli.StringFlag{Name: "end", Usage: "the column of settle timestamps, empty when still pending: with --start, settle times are end − start; with --column, items were created at end − column (pending ones at --observed-at − column)"},
 		&cli.StringFlag{Name: "epoch", Usage: "numeric timestamps are epoch s, ms, us or ns, in --start, --end and --observed-at alike (RFC 3339 ones are still read as such)"},
 		&cli.StringFlag{Name: "status", Usage: "column of outcomes; any terminal outcome, failed included, is a settle"},

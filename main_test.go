@@ -214,6 +214,8 @@ var cliCases = []struct {
 	// saying that --epoch applies to both.
 	{"input_epoch_mixed", "fit|-i|testdata/input/epoch_mixed.csv|--start|created|--end|finished|--epoch|s|-o|/dev/null", 0},
 	{"input_epoch_units", "fit|-i|testdata/input/epoch_units.csv|--start|created_ms|--end|finished_s|--epoch|ms|--negative|drop", 1},
+	// Timestamps without a zone are read as UTC, counted per column.
+	{"input_zoneless", "fit|-i|testdata/input/zoneless.csv|--start|created|--end|finished|-o|/dev/null", 0},
 	// An observation time before a pending row's start is a wrong
 	// --observed-at, which --negative drop does not hide.
 	{"input_observed_before_start", "fit|-i|fixtures/clock.csv|--start|created_at|--end|settled_at|--status|status|--pending|pending|--observed-at|2025-03-01T12:00:00Z|--negative|drop", 1},

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -137,5 +138,40 @@ func TestObservedBeforeStart(t *testing.T) {
 	_, rep, err := ReadCSV(strings.NewReader(in), "x.csv", opt)
 	if err != nil || rep.Used != 2 || rep.Dropped["end before start"] != 1 {
 		t.Errorf("--drop-invalid: %+v, %v; want 2 used, 1 dropped", rep, err)
+	}
+}
+
+// TestZonelessTimestampsWarned: timestamps without a zone are still read
+// as UTC, but counted per column and warned about once per column, with
+// the first of them; every zone form (Z, ±hh, ±hhmm, ±hh:mm, " UTC")
+// counts as a zone. Small blocks and several workers check the counts
+// add up across batches.
+func TestZonelessTimestampsWarned(t *testing.T) {
+	in := "id,created,finished\n" +
+		"a,2026-11-01T08:00:00,2026-11-01T08:00:05Z\n" +
+		"b,2026-11-01 08:01:00,2026-11-01T08:01:07+00\n" +
+		"c,2026-11-01T08:02:00.5,2026-11-01T08:02:09+0000\n" +
+		"d,2026-11-01T08:03:00Z,2026-11-01 08:03:01 UTC\n" +
+		"e,2026-11-01T09:04:00+01:00,2026-11-01T08:04:02\n"
+	want := []string{
+		`column "created": 3 timestamps without a time zone (the first "2026-11-01T08:00:00") were read as UTC; for local times, write the offset (as in 2026-11-01T08:00:00+01:00) or convert to UTC`,
+		`column "finished": 1 timestamp without a time zone (the first "2026-11-01T08:04:02") was read as UTC; for local times, write the offset (as in 2026-11-01T08:00:00+01:00) or convert to UTC`,
+	}
+	defer func(n int) { chunkSize = n }(chunkSize)
+	for _, size := range []int{1 << 21, 64} {
+		chunkSize = size
+		for _, epoch := range []Unit{0, Second} {
+			s, rep, err := ReadCSV(strings.NewReader(in), "x.csv", ReadOptions{Start: "created", End: "finished", Epoch: epoch, Workers: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// By hand: 5 s, 7 s, 8.5 s, 1 s, 2 s (09:04+01:00 is 08:04Z).
+			if wantT := []float64{5, 7, 8.5, 1, 2}; !slices.Equal(s.Times, wantT) {
+				t.Errorf("chunk %d, epoch %v: Times = %v, want %v", size, epoch, s.Times, wantT)
+			}
+			if !slices.Equal(rep.Warnings, want) {
+				t.Errorf("chunk %d, epoch %v: warnings\n%q\nwant\n%q", size, epoch, rep.Warnings, want)
+			}
+		}
 	}
 }

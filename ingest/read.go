@@ -79,6 +79,14 @@ func quote[T ~string | ~[]byte](v T) string {
 	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(string(v[:cut])), len(v))
 }
 
+// howMany writes n and the noun, plural unless n is 1: "1 row", "2 rows".
+func howMany(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
 // ParseError reports bad input at a position. For CSV, Row is the 1-based
 // line of the file where the record starts, header included, and RowGroup
 // is -1. For Parquet, RowGroup is the 0-based row group and Row the 1-based
@@ -175,7 +183,8 @@ type ReadOptions struct {
 	// With both, the settle time is End − Start; with Column, one of them
 	// places the item in time (Sample.Created). Text timestamps are RFC
 	// 3339, with or without fractional seconds, 'T' or ' ' between date
-	// and time, and an optional zone (none means UTC); with Epoch set,
+	// and time, and an optional zone (none means UTC, counted in a
+	// warning per column); with Epoch set,
 	// numbers are epoch numbers and RFC 3339
 	// text is still read as such. Parquet timestamp and date columns are read as
 	// they are. A creation instant beyond the range of Unix nanoseconds in

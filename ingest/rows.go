@@ -321,6 +321,10 @@ type batch struct {
 	lowest   float64 // the most negative of them
 	first    int64   // the first timestamp read (epoch timestamps)
 	hasFirst bool
+	// zoneless counts, per timestamp column, the text timestamps without
+	// a zone (read as UTC); zonelessEx is the first of them.
+	zoneless   [nRoles]int
+	zonelessEx [nRoles]string
 
 	// at is the position of the row being read: the CSV line within the
 	// block, or the row within the Parquet row group. When the batch is
@@ -455,7 +459,7 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 			}
 		}
 	} else {
-		start, err := p.instant(&c[roleStart])
+		start, err := p.instant(b, roleStart, &c[roleStart])
 		if err != nil {
 			return roleStart, err
 		}
@@ -463,7 +467,7 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 			b.first, b.hasFirst = start, true
 		}
 		created = start
-		end, observed, err := p.end(c, pending)
+		end, observed, err := p.end(b, c, pending)
 		if err != nil {
 			return roleEnd, err
 		}
@@ -546,10 +550,10 @@ func (p *plan) epochMix(start, end int64) string {
 // observation (observed is true) for a row whose status is pending, or
 // for every row when there is no status column; an error otherwise, or
 // when the observation time is unknown.
-func (p *plan) end(c *[nRoles]cell, pending bool) (ns int64, observed bool, err error) {
+func (p *plan) end(b *batch, c *[nRoles]cell, pending bool) (ns int64, observed bool, err error) {
 	switch e := &c[roleEnd]; {
 	case e.kind != cellEmpty && !(e.kind == cellText && len(trimSpace(e.b)) == 0):
-		ns, err = p.instant(e)
+		ns, err = p.instant(b, roleEnd, e)
 		return ns, false, err
 	case p.names[roleStatus] != "" && !pending:
 		if len(p.pending) == 0 {
@@ -584,7 +588,7 @@ func (p *plan) place(b *batch, c *[nRoles]cell, t float64, pending bool) (create
 		d = int64(ns)
 	}
 	if p.names[roleStart] != "" {
-		start, err := p.instant(&c[roleStart])
+		start, err := p.instant(b, roleStart, &c[roleStart])
 		if err != nil {
 			return 0, pending, roleStart, err
 		}
@@ -596,7 +600,7 @@ func (p *plan) place(b *batch, c *[nRoles]cell, t float64, pending bool) (create
 		}
 		return start, pending, 0, nil
 	}
-	end, observed, err := p.end(c, pending)
+	end, observed, err := p.end(b, c, pending)
 	if err != nil {
 		return 0, pending, roleEnd, err
 	}
@@ -694,29 +698,40 @@ func checkFinite(v, raw float64) (float64, error) {
 	return v, nil
 }
 
-// instant reads a timestamp cell as Unix nanoseconds.
-func (p *plan) instant(c *cell) (int64, error) {
+// instant reads a timestamp cell of column r as Unix nanoseconds,
+// counting in b the text timestamps without a zone (read as UTC).
+func (p *plan) instant(b *batch, r role, c *cell) (int64, error) {
 	switch c.kind {
 	case cellText:
 		s := trimSpace(c.b)
 		if len(s) == 0 {
 			return 0, ErrEmptyValue
 		}
+		var epochErr error
 		if p.epochNs > 0 {
 			// --epoch is about numbers: a column of RFC 3339 text beside
 			// one of epoch numbers is read as it says.
 			ns, err := parseEpoch(s, p.epochNs)
-			if err != nil {
-				if ts, ok := parseTimestampOK(s); ok {
-					if ts == outOfRange {
-						return 0, rangeError(s)
-					}
-					return ts, nil
-				}
+			if err == nil {
+				return ns, nil
 			}
-			return ns, err
+			epochErr = err
 		}
-		return parseTimestamp(s)
+		ns, zoned, ok := parseTimestampZone(s)
+		switch {
+		case !ok && epochErr != nil:
+			return 0, epochErr
+		case !ok:
+			return 0, badTimestamp(s)
+		case ns == outOfRange:
+			return 0, rangeError(s)
+		case !zoned:
+			if b.zoneless[r] == 0 {
+				b.zonelessEx[r] = string(s)
+			}
+			b.zoneless[r]++
+		}
+		return ns, nil
 	case cellNum:
 		if p.epochNs == 0 {
 			return 0, fmt.Errorf("%w: found the number %v%s", ErrBadTimestamp, c.f, epochHint(c.f))
@@ -846,9 +861,13 @@ type merger struct {
 	ids      idSet   // the ids seen, with Dedupe
 	first    int64   // the first timestamp read, when hasFirst
 	hasFirst bool
-	bins     []placedBin // binned input: every bin read, for the overlap check
-	memLimit int64       // plan.memLimit
-	created  bool        // plan.created: the sample holds Created
+	// zoneless and zonelessEx are batch.zoneless and zonelessEx of the
+	// whole input.
+	zoneless   [nRoles]int
+	zonelessEx [nRoles]string
+	bins       []placedBin // binned input: every bin read, for the overlap check
+	memLimit   int64       // plan.memLimit
+	created    bool        // plan.created: the sample holds Created
 	// typed is the unit of the Parquet duration columns read; untyped
 	// is set when some input's duration column holds bare numbers or
 	// text instead.
@@ -1037,6 +1056,12 @@ func (m *merger) add(b *batch) error {
 	if b.hasFirst && !m.hasFirst {
 		m.first, m.hasFirst = b.first, true
 	}
+	for r, n := range b.zoneless {
+		if n > 0 && m.zoneless[r] == 0 {
+			m.zonelessEx[r] = b.zonelessEx[r]
+		}
+		m.zoneless[r] += n
+	}
 	for r, n := range b.dropped {
 		if n > 0 {
 			if m.rep.Dropped == nil {
@@ -1170,6 +1195,7 @@ func (m *merger) finish(name string, p *plan) (*Sample, *Report, error) {
 		m.warnMagnitude()
 	}
 	m.warnEpoch(p)
+	m.warnZoneless(p)
 	m.warnObserved(p)
 	s, rep := m.s, m.rep
 	return &s, &rep, nil

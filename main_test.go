@@ -148,6 +148,7 @@ var cliCases = []struct {
 	{"issue15_negative_drop", "fit|-i|testdata/issue15/skew.csv|--start|created_at|--end|settled_at|--negative|drop|-o|/dev/null", 0},
 	{"issue15_negative_zero", "fit|-i|testdata/issue15/skew.csv|--start|created_at|--end|settled_at|--negative|zero|-o|/dev/null", 0},
 	{"issue15_negative_zero_not_skew", "fit|-i|testdata/issue15/skew.csv|--start|settled_at|--end|created_at|--negative|zero|-o|/dev/null", 0},
+	{"issue15_negative_drop_not_skew", "fit|-i|testdata/issue15/skew.csv|--start|settled_at|--end|created_at|--negative|drop|-o|/dev/null", 0},
 	{"issue15_bad_negative", "fit|-i|testdata/issue15/skew.csv|--start|created_at|--end|settled_at|--negative|clamp", 2},
 	{"issue15_epoch_needed", "fit|-i|testdata/issue15/epoch_ms.csv|--start|created_ms|--end|settled_ms|-o|/dev/null", 1},
 	{"issue15_epoch_implausible", "fit|-i|testdata/issue15/epoch_ms.csv|--start|created_ms|--end|settled_ms|--epoch|us|-o|/dev/null", 0},

@@ -87,6 +87,14 @@ func howMany(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "s"
 }
 
+// wereOf is "was" for 1 and "were" otherwise.
+func wereOf(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
+}
+
 // ParseError reports bad input at a position. For CSV, Row is the 1-based
 // line of the file where the record starts, header included, and RowGroup
 // is -1. For Parquet, RowGroup is the 0-based row group and Row the 1-based

@@ -319,8 +319,14 @@ type batch struct {
 	distinct int     // bits set in seen
 	zeroed   int     // negative durations made 0
 	lowest   float64 // the most negative of them
-	first    int64   // the first timestamp read (epoch timestamps)
-	hasFirst bool
+	// negative is the negative duration of the row that failed, noted
+	// for plan.failed; negDropped counts those dropped and negLowest is
+	// the most negative of them.
+	negative   float64
+	negDropped int
+	negLowest  float64
+	first      int64 // the first timestamp read (epoch timestamps)
+	hasFirst   bool
 	// zoneless counts, per timestamp column, the text timestamps without
 	// a zone (read as UTC); zonelessEx is the first of them.
 	zoneless   [nRoles]int
@@ -411,9 +417,17 @@ func (p *plan) row(b *batch, c *[nRoles]cell) (role, error) {
 // dropped rather than fail the read, and returns nil; else it returns err
 // and its column's role r.
 func (p *plan) failed(b *batch, r role, err error) (role, error) {
+	neg := b.negative
+	b.negative = 0
 	if p.opt.DropInvalid || p.opt.Negative == NegativeDrop && !p.opt.Binned && (errors.Is(err, ErrNegative) || errors.Is(err, ErrEndBeforeStart)) {
 		if reason, ok := reasonOf(err); ok {
 			b.dropped[reason]++
+			if neg < 0 {
+				if b.negDropped == 0 || neg < b.negLowest {
+					b.negLowest = neg
+				}
+				b.negDropped++
+			}
 			return 0, nil
 		}
 	}
@@ -447,6 +461,7 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 			return roleDur, err
 		}
 		if t < 0 && !p.zeroNeg {
+			b.negative = t
 			return roleDur, negativeError(&c[roleDur])
 		}
 		if t > MaxSeconds {
@@ -483,6 +498,7 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 				return roleEnd, fmt.Errorf("%w: the end %s is before the start %s%s", ErrBadTimestamp, fmtNanos(end), fmtNanos(start), mix)
 			}
 			if !p.zeroNeg {
+				b.negative = float64(end-start) / 1e9 // below −292 years it overflows to a positive: then not noted
 				return roleEnd, fmt.Errorf("%w: start %s, end %s", ErrEndBeforeStart, fmtNanos(start), fmtNanos(end))
 			}
 		}
@@ -865,6 +881,10 @@ type merger struct {
 	// whole input.
 	zoneless   [nRoles]int
 	zonelessEx [nRoles]string
+	// negDropped and negLowest are batch.negDropped and negLowest of the
+	// whole input.
+	negDropped int
+	negLowest  float64
 	bins       []placedBin // binned input: every bin read, for the overlap check
 	memLimit   int64       // plan.memLimit
 	created    bool        // plan.created: the sample holds Created
@@ -1049,6 +1069,12 @@ func (m *merger) add(b *batch) error {
 			m.rep.Lowest = b.lowest
 		}
 		m.rep.Zeroed += b.zeroed
+	}
+	if b.negDropped > 0 {
+		if m.negDropped == 0 || b.negLowest < m.negLowest {
+			m.negLowest = b.negLowest
+		}
+		m.negDropped += b.negDropped
 	}
 	if b.sampling {
 		m.repeats.add(b.sampled, b.read, b.lim)

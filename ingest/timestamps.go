@@ -123,12 +123,8 @@ func fmtYear(ns int64) string {
 func (m *merger) warnZoneless(p *plan) {
 	for _, r := range []role{roleStart, roleEnd} {
 		if n := m.zoneless[r]; n > 0 {
-			were := "were"
-			if n == 1 {
-				were = "was"
-			}
 			m.rep.warn("column %s: %s without a time zone (the first %s) %s read as UTC; for local times, write the offset (as in 2026-11-01T08:00:00+01:00) or convert to UTC",
-				quote(p.names[r]), howMany(n, "timestamp"), quote(m.zonelessEx[r]), were)
+				quote(p.names[r]), howMany(n, "timestamp"), quote(m.zonelessEx[r]), wereOf(n))
 		}
 	}
 }

@@ -131,6 +131,7 @@ type plan struct {
 	unit     Unit
 	unitFrom UnitSource
 	unitCol  string
+	named    Unit // the unit the column's name says, used or not; 0 when none
 	scale    scale
 	warnings []string // about the options, for every Report
 	dedupe   bool     // ReadOptions.Dedupe is set
@@ -277,6 +278,7 @@ func (p *plan) chooseUnit() error {
 			named, namedCol = u, c
 		}
 	}
+	p.named = named
 	switch {
 	case p.opt.Unit > 0:
 		p.unit, p.unitFrom = p.opt.Unit, UnitFromOption
@@ -1218,7 +1220,7 @@ func (m *merger) finish(name string, p *plan) (*Sample, *Report, error) {
 		}
 	}
 	if m.rep.Unit != 0 {
-		m.warnMagnitude()
+		m.warnMagnitude(p.named)
 	}
 	m.warnEpoch(p)
 	m.warnZoneless(p)

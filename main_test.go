@@ -217,6 +217,12 @@ var cliCases = []struct {
 	{"input_epoch_units", "fit|-i|testdata/input/epoch_units.csv|--start|created_ms|--end|finished_s|--epoch|ms|--negative|drop", 1},
 	// Timestamps without a zone are read as UTC, counted per column.
 	{"input_zoneless", "fit|-i|testdata/input/zoneless.csv|--start|created|--end|finished|-o|/dev/null", 0},
+	// Too few rows to fit after the hold-out: --holdout 0 is suggested
+	// only where it fits (two rows: it does, as the third case shows;
+	// one row: it does not).
+	{"input_one_row", "plan|-i|testdata/input/one_row.csv|-c|settle_s|--budget|10", 1},
+	{"input_two_rows", "plan|-i|testdata/input/two_rows.csv|-c|settle_s|--budget|10", 1},
+	{"input_two_rows_holdout0", "plan|-i|testdata/input/two_rows.csv|-c|settle_s|--budget|10|--holdout|0|-q", 0},
 	// An observation time before a pending row's start is a wrong
 	// --observed-at, which --negative drop does not hide.
 	{"input_observed_before_start", "fit|-i|fixtures/clock.csv|--start|created_at|--end|settled_at|--status|status|--pending|pending|--observed-at|2025-03-01T12:00:00Z|--negative|drop", 1},

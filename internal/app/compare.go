@@ -95,7 +95,7 @@ func newArena(sample *ingest.Sample, fo fit.Options, sv Solve, holdout float64, 
 	a.horizon = a.solve.Options.Horizon
 	fo.Horizon = a.horizon.Seconds()
 	if a.density, err = fit.Estimate(a.train, fo); err != nil {
-		return nil, heldOutError(err, a.train, a.test)
+		return nil, heldOutError(err, sample, a.train, a.test, sv, fo)
 	}
 	a.trainItems = itemsOf(a.train)
 	a.testItems = a.trainItems
@@ -499,10 +499,26 @@ func thousands(n int) string {
 }
 
 // heldOutError adds to a fit's failure on the rows fitted, when some were
-// held out, how many: a small input may have too few left to fit.
-func heldOutError(err error, train, test *ingest.Sample) error {
+// held out, how many: a small input may have too few left to fit. It
+// suggests --holdout 0 only when fitting all rows as --holdout 0 would
+// (all, with the horizon sv finds on them) succeeds, which it tries:
+// otherwise they are too few either way.
+func heldOutError(err error, all, train, test *ingest.Sample, sv Solve, fo fit.Options) error {
 	if test == nil || test == train || errors.As(err, new(*UsageError)) {
 		return err
 	}
-	return fmt.Errorf("%w (fitted on %d %s, %d held out to score on; --holdout 0 fits and scores on all)", err, train.Len(), plural(train.Len(), "row"), test.Len())
+	hint := "--holdout 0 fits and scores on all"
+	all0, _, herr := sv.withHorizon(all)
+	if herr == nil {
+		fo.Horizon, fo.Reorder = all0.Options.Horizon.Seconds(), false
+		_, herr = fit.Estimate(all, fo)
+	}
+	if herr != nil {
+		rows := fmt.Sprintf("all %d rows", all.Len())
+		if all.Len() == 1 {
+			rows = "the only row"
+		}
+		hint = fmt.Sprintf("the fit on %s fails too, so --holdout 0 does not help: give more rows", rows)
+	}
+	return fmt.Errorf("%w (fitted on %d %s, %d held out to score on; %s)", err, train.Len(), plural(train.Len(), "row"), test.Len(), hint)
 }

@@ -261,7 +261,7 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		// sample the fit reorders has not: the fit may reorder them.
 		fo.Reorder = p.ownsRows && test != train
 		if d, err = fit.Estimate(train, fo); err != nil {
-			return nil, heldOutError(err, train, test)
+			return nil, heldOutError(err, sample, train, test, p.Solve, fo)
 		}
 		if test != train {
 			d.ScoreHoldout(test)

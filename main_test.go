@@ -223,6 +223,8 @@ var cliCases = []struct {
 	{"input_one_row", "plan|-i|testdata/input/one_row.csv|-c|settle_s|--budget|10", 1},
 	{"input_two_rows", "plan|-i|testdata/input/two_rows.csv|-c|settle_s|--budget|10", 1},
 	{"input_two_rows_holdout0", "plan|-i|testdata/input/two_rows.csv|-c|settle_s|--budget|10|--holdout|0|-q", 0},
+	// Counts of one are singular: "1 row caught", "1 held-out row".
+	{"input_four_rows", "plan|-i|testdata/input/four_rows.csv|-c|settle_s|--budget|10", 0},
 	// An observation time before a pending row's start is a wrong
 	// --observed-at, which --negative drop does not hide.
 	{"input_observed_before_start", "fit|-i|fixtures/clock.csv|--start|created_at|--end|settled_at|--status|status|--pending|pending|--observed-at|2025-03-01T12:00:00Z|--negative|drop", 1},

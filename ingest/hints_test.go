@@ -229,3 +229,19 @@ func TestFmtDigits(t *testing.T) {
 		}
 	}
 }
+
+// TestReportSingular: a count of one reads "1 row", not "1 rows".
+func TestReportSingular(t *testing.T) {
+	for _, tt := range []struct {
+		rep  Report
+		want string
+	}{
+		{Report{Read: 1, Used: 1}, "read 1 row: used 1 (censored 0), excluded 0, dropped 0"},
+		{Report{Read: 2, Used: 2}, "read 2 rows: used 2 (censored 0), excluded 0, dropped 0"},
+		{Report{Read: 1, Used: 1, Items: 5}, "read 1 row (bins): used 1, holding 5 items (censored 0), excluded 0, dropped 0"},
+	} {
+		if got := tt.rep.String(); got != tt.want {
+			t.Errorf("%+v.String() = %q, want %q", tt.rep, got, tt.want)
+		}
+	}
+}

@@ -371,10 +371,10 @@ func (r *Report) DroppedTotal() int {
 func (r *Report) String() string {
 	var b strings.Builder
 	if r.Items > 0 { // binned input: rows are bins, Censored counts items
-		fmt.Fprintf(&b, "read %d rows (bins): used %d, holding %s items (censored %d), excluded %d, dropped %d",
-			r.Read, r.Used, strconv.FormatFloat(r.Items, 'f', -1, 64), r.Censored, r.Excluded, r.DroppedTotal())
+		fmt.Fprintf(&b, "read %s (bins): used %d, holding %s items (censored %d), excluded %d, dropped %d",
+			howMany(r.Read, "row"), r.Used, strconv.FormatFloat(r.Items, 'f', -1, 64), r.Censored, r.Excluded, r.DroppedTotal())
 	} else {
-		fmt.Fprintf(&b, "read %d rows: used %d (censored %d", r.Read, r.Used, r.Censored)
+		fmt.Fprintf(&b, "read %s: used %d (censored %d", howMany(r.Read, "row"), r.Used, r.Censored)
 		if r.Zeroed > 0 {
 			fmt.Fprintf(&b, "; %d negative set to 0, lowest %s", r.Zeroed, fmtSigned(r.Lowest))
 		}

@@ -1247,8 +1247,8 @@ func (m *merger) warnObserved(p *plan) {
 		}
 	}
 	if late > 0 {
-		m.rep.warn("%d rows settled after the observation time %s (the last at %s): pending rows' ages run to it, so they are too short; set --observed-at to when the log was taken",
-			late, fmtNanos(p.observedNs), fmtNanos(last))
+		m.rep.warn("%s settled after the observation time %s (the last at %s): pending rows' ages run to it, so they are too short; set --observed-at to when the log was taken",
+			howMany(late, "row"), fmtNanos(p.observedNs), fmtNanos(last))
 	}
 }
 

@@ -76,16 +76,16 @@ func (in Input) loadParts(stderr io.Writer, need string) ([]part, error) {
 // training part's settle times when sv has none).
 func newArena(sample *ingest.Sample, fo fit.Options, sv Solve, holdout float64, seed uint64) (*arena, error) {
 	a := &arena{train: sample, test: sample}
-	a.note = fmt.Sprintf("scored in-sample on all %s items (no hold-out)", thousands(sample.Len()))
-	a.short = fmt.Sprintf("in-sample, %s items", thousands(sample.Len()))
+	a.note = fmt.Sprintf("scored in-sample on all %s (no hold-out)", countOf(sample.Len(), "item"))
+	a.short = fmt.Sprintf("in-sample, %s", countOf(sample.Len(), "item"))
 	if holdout > 0 {
 		a.train, a.test = sample.Split(holdout, seed)
 		a.heldOut = true
-		a.note = fmt.Sprintf("scored on %s held-out items (%.0f%%, seed %d); fitted on %s",
-			thousands(a.test.Len()), 100*holdout, seed, thousands(a.train.Len()))
-		a.short = fmt.Sprintf("%s held-out items", thousands(a.test.Len()))
+		a.note = fmt.Sprintf("scored on %s held-out %s (%.0f%%, seed %d); fitted on %s",
+			thousands(a.test.Len()), plural(a.test.Len(), "item"), 100*holdout, seed, thousands(a.train.Len()))
+		a.short = fmt.Sprintf("%s held-out %s", thousands(a.test.Len()), plural(a.test.Len(), "item"))
 		if a.test.Len() == 0 || a.train.Len() == 0 {
-			return nil, Usagef("--holdout %v leaves %d items to fit and %d to score: too few rows", holdout, a.train.Len(), a.test.Len())
+			return nil, Usagef("--holdout %v leaves %s to fit and %d to score: too few rows (--holdout 0 fits and scores on all)", holdout, countOf(a.train.Len(), "item"), a.test.Len())
 		}
 	}
 	var err error
@@ -444,7 +444,7 @@ func (c Compare) writeTable(w io.Writer, r *comparison) error {
 	}
 	if r.inRows != nil {
 		fmt.Fprintln(w)
-		if err := report.Table(w, r.inRows, fmt.Sprintf("in-sample: scored on the %s items fitted on (optimistic)", thousands(r.arena.train.Len()))); err != nil {
+		if err := report.Table(w, r.inRows, fmt.Sprintf("in-sample: scored on the %s fitted on (optimistic)", countOf(r.arena.train.Len(), "item"))); err != nil {
 			return err
 		}
 	}

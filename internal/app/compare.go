@@ -85,7 +85,7 @@ func newArena(sample *ingest.Sample, fo fit.Options, sv Solve, holdout float64, 
 			thousands(a.test.Len()), plural(a.test.Len(), "item"), 100*holdout, seed, thousands(a.train.Len()))
 		a.short = fmt.Sprintf("%s held-out %s", thousands(a.test.Len()), plural(a.test.Len(), "item"))
 		if a.test.Len() == 0 || a.train.Len() == 0 {
-			return nil, Usagef("--holdout %v leaves %s to fit and %d to score: too few rows (--holdout 0 fits and scores on all)", holdout, countOf(a.train.Len(), "item"), a.test.Len())
+			return nil, Usagef("--holdout %v leaves %s to fit and %d to score: too few rows", holdout, countOf(a.train.Len(), "item"), a.test.Len())
 		}
 	}
 	var err error

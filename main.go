@@ -168,7 +168,7 @@ func inputFlags() []cli.Flag {
 		&cli.StringFlag{Name: "epoch", Usage: "numeric timestamps are epoch s, ms, us or ns, in --start, --end and --observed-at alike (RFC 3339 ones are still read as such)"},
 		&cli.StringFlag{Name: "status", Usage: "column of outcomes; any terminal outcome, failed included, is a settle"},
 		&cli.StringFlag{Name: "pending", Usage: "comma-separated --status values of items still pending (right-censored)"},
-		&cli.StringFlag{Name: "observed-at", Usage: "when observation ended (RFC 3339, or an epoch number with --epoch): the censoring age of pending rows without a duration, or with --end and --column their creation"},
+		&cli.StringFlag{Name: "observed-at", Usage: "when observation ended (RFC 3339, where no zone means UTC, or an epoch number with --epoch): the censoring age of pending rows without a duration, or with --end and --column their creation"},
 		&cli.StringFlag{Name: "exclude-status", Usage: "comma-separated --status values whose rows are left out on purpose (counted)"},
 		&cli.StringFlag{Name: "segment", Usage: "column whose values are reported separately (e.g. payment method): a table per segment after all items', a segment column in CSV and JSON, a plot per segment"},
 		&cli.IntFlag{Name: "min-segment-rows", Value: app.DefaultMinSegmentRows, Usage: "fold segments with fewer rows into \"other\""},
@@ -232,6 +232,9 @@ func inputOf(c *cli.Context, stderr io.Writer, withBundled bool) (app.Input, err
 		t, err := ingest.ParseTime(s, epoch)
 		if err != nil {
 			return app.Input{}, app.Usagef("--observed-at: %v", err)
+		}
+		if ingest.Zoneless(s) {
+			fmt.Fprintf(stderr, "warning: --observed-at %s has no time zone and was read as UTC; for a local time, write the offset (as in 2026-11-01T08:00:00+01:00)\n", s)
 		}
 		in.Read.ObservedAt = t
 	}

@@ -217,6 +217,7 @@ var cliCases = []struct {
 	{"input_epoch_units", "fit|-i|testdata/input/epoch_units.csv|--start|created_ms|--end|finished_s|--epoch|ms|--negative|drop", 1},
 	// Timestamps without a zone are read as UTC, counted per column.
 	{"input_zoneless", "fit|-i|testdata/input/zoneless.csv|--start|created|--end|finished|-o|/dev/null", 0},
+	{"input_observed_zoneless", "fit|-i|fixtures/clock.csv|--start|created_at|--end|settled_at|--status|status|--pending|pending|--observed-at|2025-03-02 01:00:00|-o|/dev/null|-q", 0},
 	// Too few rows to fit after the hold-out: --holdout 0 is suggested
 	// only where it fits (two rows: it does, as the third case shows;
 	// one row: it does not).

@@ -245,3 +245,24 @@ func TestReportSingular(t *testing.T) {
 		}
 	}
 }
+
+// TestZoneless: which instants ParseTime reads as UTC for want of a zone.
+func TestZoneless(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want bool
+	}{
+		{"2026-11-01T08:00:00", true},
+		{" 2026-11-01 08:00:00.25 ", true},
+		{"2026-11-01T08:00:00Z", false},
+		{"2026-11-01T08:00:00+01:00", false},
+		{"2026-11-01 08:00:00 UTC", false},
+		{"2026-11-01T08:00:00-0500", false},
+		{"1764655216", false}, // an epoch number is UTC by definition
+		{"yesterday", false},
+	} {
+		if got := Zoneless(tt.in); got != tt.want {
+			t.Errorf("Zoneless(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}

@@ -56,6 +56,14 @@ func ParseTime(s string, epoch Unit) (time.Time, error) {
 	return time.Time{}, badTimestamp(b)
 }
 
+// Zoneless reports whether s is an RFC 3339 timestamp without a zone,
+// which ParseTime and the timestamp columns read as UTC
+// ("2026-11-01 08:00:00"; not "2026-11-01T08:00:00Z").
+func Zoneless(s string) bool {
+	_, zoned, ok := parseTimestampZone([]byte(strings.TrimSpace(s)))
+	return ok && !zoned
+}
+
 func badTimestamp(b []byte) error {
 	hint := ""
 	if v, err := strconv.ParseFloat(string(b), 64); err == nil {

@@ -163,17 +163,17 @@ func inputFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "input", Aliases: []string{"i"}, Usage: "settle times: a CSV (.csv, .csv.gz, .csv.zst) or Parquet `FILE`, a glob, a directory (Hive-partitioned too) or - for stdin; repeatable"},
 		&cli.StringFlag{Name: "column", Aliases: []string{"c"}, Usage: "column holding settle times (bare numbers in --unit, or Go durations such as 1.5s); may go with --start or --end, whose timestamps then place each item in time"},
 		&cli.StringFlag{Name: "unit", Usage: "unit of bare numbers: ns, us, ms, s, m, h or d", DefaultText: "from the column name, as in Latency(ms), settle_ms, duration_seconds, elapsedMillis; else s"},
-		&cli.StringFlag{Name: "start", Usage: "the column of creation timestamps (RFC 3339, or epoch numbers with --epoch): with --end, settle times are end − start; with --column, items were created at start"},
+		&cli.StringFlag{Name: "start", Usage: "the column of creation timestamps (RFC 3339, where no zone means UTC, or epoch numbers with --epoch): with --end, settle times are end − start; with --column, items were created at start"},
 		&cli.StringFlag{Name: "end", Usage: "the column of settle timestamps, empty when still pending: with --start, settle times are end − start; with --column, items were created at end − column (pending ones at --observed-at − column)"},
-		&cli.StringFlag{Name: "epoch", Usage: "numeric timestamps are epoch s, ms, us or ns"},
+		&cli.StringFlag{Name: "epoch", Usage: "numeric timestamps are epoch s, ms, us or ns, in --start, --end and --observed-at alike (RFC 3339 ones are still read as such)"},
 		&cli.StringFlag{Name: "status", Usage: "column of outcomes; any terminal outcome, failed included, is a settle"},
 		&cli.StringFlag{Name: "pending", Usage: "comma-separated --status values of items still pending (right-censored)"},
-		&cli.StringFlag{Name: "observed-at", Usage: "when observation ended (RFC 3339, or an epoch number with --epoch): the censoring age of pending rows without a duration, or with --end and --column their creation"},
+		&cli.StringFlag{Name: "observed-at", Usage: "when observation ended (RFC 3339, where no zone means UTC, or an epoch number with --epoch): the censoring age of pending rows without a duration, or with --end and --column their creation"},
 		&cli.StringFlag{Name: "exclude-status", Usage: "comma-separated --status values whose rows are left out on purpose (counted)"},
 		&cli.StringFlag{Name: "segment", Usage: "column whose values are reported separately (e.g. payment method): a table per segment after all items', a segment column in CSV and JSON, a plot per segment"},
 		&cli.IntFlag{Name: "min-segment-rows", Value: app.DefaultMinSegmentRows, Usage: "fold segments with fewer rows into \"other\""},
 		&cli.BoolFlag{Name: "binned", Usage: "rows are bins: lower, upper, count[, censored] (see docs/scale.md)"},
-		&cli.StringFlag{Name: "delimiter", Value: ",", Usage: "CSV field delimiter"},
+		&cli.StringFlag{Name: "delimiter", Value: ",", Usage: "CSV field delimiter: one character, such as ';', or tab (also written \\t) for tab-separated files"},
 		&cli.BoolFlag{Name: "drop-invalid", Usage: "drop rows with empty, non-numeric, infinite, out-of-range or negative values (counted per reason on stderr) instead of failing"},
 		&cli.StringFlag{Name: "negative", Value: "error", Usage: "negative durations and ends before starts (clock skew): error, drop, or zero (set them to 0); counted on stderr"},
 		&cli.StringFlag{Name: "dedupe", Usage: "keep the first row of each value of the id `COLUMN`, drop later ones (counted on stderr)"},
@@ -196,11 +196,12 @@ func inputOf(c *cli.Context, stderr io.Writer, withBundled bool) (app.Input, err
 		return app.Input{}, app.Usagef("--negative %v", err)
 	}
 	delim := []rune(c.String("delimiter"))
-	if len(delim) != 1 {
-		return app.Input{}, app.Usagef("--delimiter %q: want one character", c.String("delimiter"))
-	}
-	if c.String("delimiter") == `\t` {
+	switch c.String("delimiter") {
+	case "tab", `\t`:
 		delim = []rune{'\t'}
+	}
+	if len(delim) != 1 {
+		return app.Input{}, app.Usagef("--delimiter %q: want one character, or tab for tab-separated files", c.String("delimiter"))
 	}
 	in := app.Input{
 		Paths:          c.StringSlice("input"),
@@ -231,6 +232,9 @@ func inputOf(c *cli.Context, stderr io.Writer, withBundled bool) (app.Input, err
 		t, err := ingest.ParseTime(s, epoch)
 		if err != nil {
 			return app.Input{}, app.Usagef("--observed-at: %v", err)
+		}
+		if ingest.Zoneless(s) {
+			fmt.Fprintf(stderr, "warning: --observed-at %s has no time zone and was read as UTC; for a local time, write the offset (as in 2026-11-01T08:00:00+01:00)\n", s)
 		}
 		in.Read.ObservedAt = t
 	}

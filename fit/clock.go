@@ -95,7 +95,7 @@ func DetectClock(settled, created []int64) (Clock, bool, string) {
 	}
 	n := len(settled)
 	if n < 100 {
-		return Clock{}, false, fmt.Sprintf("no wall-clock batches looked for: %d settle instants are too few (want 100)", n)
+		return Clock{}, false, fmt.Sprintf("no wall-clock batches looked for: %d settle %s too few (want 100)", n, plural(n, "instant is", "instants are"))
 	}
 	xs, cs := clockSubsample(settled, created)
 	grain := instantGrain(xs)

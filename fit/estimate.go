@@ -253,6 +253,18 @@ func (d *Density) warn(format string, args ...any) {
 	d.Warnings = append(d.Warnings, fmt.Sprintf(format, args...))
 }
 
+// plural is one for n = 1 and the plural otherwise: many[0] when given,
+// else one with an s.
+func plural(n int, one string, many ...string) string {
+	switch {
+	case n == 1:
+		return one
+	case len(many) > 0:
+		return many[0]
+	}
+	return one + "s"
+}
+
 // estimate fits the (training) sample with resolved options.
 func estimate(s *ingest.Sample, opt Options) (*Density, error) {
 	H := opt.Horizon
@@ -319,7 +331,7 @@ func estimate(s *ingest.Sample, opt Options) (*Density, error) {
 		return nil, fmt.Errorf("%w: no settled items (all are censored)", ErrNoRows)
 	}
 	if len(t) < 30 {
-		d.warn("only %d settled items: the estimate is rough", len(t))
+		d.warn("only %d settled %s: the estimate is rough", len(t), plural(len(t), "item"))
 	}
 
 	if k, ok, _ := parseMixtureMethod(opt.Method); ok {

@@ -223,7 +223,7 @@ func (d *Density) ScoreHoldout(s *ingest.Sample) {
 	ll, floored := HoldoutLogLik(d, s)
 	d.HoldoutLogLik, d.HoldoutN = ll, s.Len()
 	if floored > 0 {
-		d.warn("%d held-out items had a density t·f(t) below %g (floored there)", floored, minLik)
+		d.warn("%d held-out %s had a density t·f(t) below %g (floored there)", floored, plural(floored, "item"), minLik)
 	}
 	k := KSDistance(d, s)
 	k.DKW95 = DKWBand(k.N, 0.05)

@@ -247,22 +247,36 @@ func TestIssue15Negative(t *testing.T) {
 	if want := "read 4 rows: used 4 (censored 0; 2 negative set to 0, lowest -500ms), excluded 0, dropped 0"; rep.String() != want {
 		t.Errorf("String() = %q, want %q", rep, want)
 	}
-	// More than clock skew: below −1 s.
+	// More than clock skew: below −1 s, whether the rows are made 0 or
+	// dropped (by --negative drop or --drop-invalid).
+	const skew = "the lowest %s: more than clock skew explains; check the columns and their time zones"
 	for _, c := range []struct {
 		in   string
+		opt  ReadOptions
 		warn string
 	}{
-		{"t\n5\n-1.5\n", "1 negative durations were set to 0 (--negative zero), the lowest -1.5s: more than clock skew explains; check the columns and their time zones"},
-		{"t\n5\n-1\n", ""},
-		{"t\n5\n-0.01\n-0.2\n", ""}, // half the rows: skew still, on sub-second data
+		{"t\n5\n-1.5\n", ReadOptions{Negative: NegativeZero}, "1 negative duration was set to 0 (--negative zero), " + fmt.Sprintf(skew, "-1.5s")},
+		{"t\n5\n-1\n", ReadOptions{Negative: NegativeZero}, ""},
+		{"t\n5\n-0.01\n-0.2\n", ReadOptions{Negative: NegativeZero}, ""}, // half the rows: skew still, on sub-second data
+		{"t\n5\n-1.5\n", ReadOptions{Negative: NegativeDrop}, "1 negative duration was dropped (--negative drop), " + fmt.Sprintf(skew, "-1.5s")},
+		{"t\n5\n-3\n-90\n-0.5\n", ReadOptions{Negative: NegativeDrop}, "3 negative durations were dropped (--negative drop), " + fmt.Sprintf(skew, "-90s")},
+		{"t\n5\n-3\nabc\n", ReadOptions{DropInvalid: true}, "1 negative duration was dropped (--drop-invalid), " + fmt.Sprintf(skew, "-3s")},
+		{"t\n5\n-1\n", ReadOptions{Negative: NegativeDrop}, ""},
+		{"t\n5\n-0.01\n-0.2\n", ReadOptions{Negative: NegativeDrop}, ""},
 	} {
-		_, rep, err := ReadCSV(strings.NewReader(c.in), "skew", ReadOptions{Column: "t", Negative: NegativeZero})
+		c.opt.Column = "t"
+		_, rep, err := ReadCSV(strings.NewReader(c.in), "skew", c.opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := strings.Join(rep.Warnings, "\n"); got != c.warn {
-			t.Errorf("%d rows, lowest %v: warnings %q, want %q", rep.Read, rep.Lowest, got, c.warn)
+			t.Errorf("%q, --negative %v: warnings %q, want %q", c.in, c.opt.Negative, got, c.warn)
 		}
+	}
+	// An end 5 s before its start, dropped: warned the same way.
+	_, rep, err := ReadCSV(strings.NewReader(ts+"c,2025-03-01T00:00:20Z,2025-03-01T00:00:15Z\n"), "dur", ReadOptions{Start: "created_at", End: "settled_at", Negative: NegativeDrop})
+	if want := []string{"2 negative durations were dropped (--negative drop), " + fmt.Sprintf(skew, "-5s")}; err != nil || !slices.Equal(rep.Warnings, want) {
+		t.Errorf("ends before starts, dropped: %q, %v; want %q", rep.Warnings, err, want)
 	}
 	// Binned bounds must not be negative, whatever Negative says.
 	if _, _, err := ReadCSV(strings.NewReader("lower,upper,count\n-1,1,2\n"), "b", ReadOptions{Binned: true, Negative: NegativeZero}); !errors.Is(err, ErrNegative) {
@@ -330,7 +344,7 @@ func TestIssue15Epoch(t *testing.T) {
 	}
 	// ms read as s overflows: the error says so and which unit fits.
 	_, _, err = ReadCSV(strings.NewReader("a,b\n1740787204280,1740787204380\n"), "e", ReadOptions{Start: "a", End: "b", Epoch: Second})
-	if want := `e: row 2, column "a": bad timestamp: want epoch seconds, found "1740787204280" (as epoch ms it is 2025-03-01: set --epoch ms)`; err == nil || err.Error() != want {
+	if want := `e: row 2, column "a": bad timestamp: want epoch seconds (--epoch s applies to --start and --end alike) or RFC 3339 like 2006-01-02T15:04:05Z, found "1740787204280" (as epoch ms it is 2025-03-01: set --epoch ms)`; err == nil || err.Error() != want {
 		t.Errorf("ms as s: %v, want %s", err, want)
 	}
 	// Parquet integer epochs in ns stay exact (a float64 would round to

@@ -168,7 +168,7 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 	w.f = f
 	fields, _, err := w.splitQuoted(hdr, true)
 	if err != nil {
-		return &ParseError{File: name, Row: 1, RowGroup: -1, Err: err}
+		return &ParseError{File: name, Row: 1, RowGroup: -1, Err: fmt.Errorf("%w%s", err, delimiterHint(hdr, f.delim))}
 	}
 	header := make([]string, len(fields))
 	for i, fl := range fields {
@@ -178,6 +178,9 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 		header[i] = string(trimSpace(fl))
 	}
 	if err := f.layout(header, part); err != nil {
+		if pe, ok := err.(*ParseError); ok && errors.Is(err, ErrMissingColumn) {
+			pe.Err = fmt.Errorf("%w%s", pe.Err, delimiterHint(hdr, f.delim))
+		}
 		return err
 	}
 	m.warnLayout(header, part, p)
@@ -218,6 +221,49 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 		rest, eof = f.mapped[hdrEnd:], true
 	}
 	return f.parse(in, rest, eof, headerLines, m)
+}
+
+// delimiterCandidates are the field separators looked for in a header
+// that holds no field delimiter: what spreadsheets and databases write.
+var delimiterCandidates = []byte{',', ';', '\t', '|'}
+
+// delimiterHint names the flag that reads hdr, a header line, when delim
+// separates none of its fields (outside quotes) and another candidate
+// does: the most frequent one. It is "" otherwise.
+func delimiterHint(hdr []byte, delim byte) string {
+	var count [256]int
+	inq := false
+	for _, c := range hdr {
+		if c == '"' {
+			inq = !inq
+		} else if !inq {
+			count[c]++
+		}
+	}
+	if count[delim] > 0 {
+		return ""
+	}
+	best := -1
+	for _, c := range delimiterCandidates {
+		if c != delim && count[c] > 0 && (best < 0 || count[c] > count[best]) {
+			best = int(c)
+		}
+	}
+	switch {
+	case best < 0:
+		return ""
+	case best == '\t':
+		return fmt.Sprintf(" (the header is separated by tabs, not %s: set --delimiter tab)", delimName(delim))
+	}
+	return fmt.Sprintf(" (the header is separated by '%c', not %s: set --delimiter '%c')", best, delimName(delim), best)
+}
+
+// delimName is a delimiter as messages write it.
+func delimName(d byte) string {
+	if d == '\t' {
+		return "tabs"
+	}
+	return fmt.Sprintf("'%c'", d)
 }
 
 // parquetAsCSV is the error of Parquet data read as CSV: on stdin, or

@@ -306,8 +306,15 @@ func (m *merger) warnCleaning(p *plan) {
 		m.rep.Repeated, m.rep.RepeatedExact = n, exact
 	}
 	if z := m.rep.Zeroed; z > 0 && m.rep.Lowest < skewMax {
-		m.rep.warn("%d negative durations were set to 0 (--negative zero), the lowest %s: more than clock skew explains; check the columns and their time zones",
-			z, fmtSigned(m.rep.Lowest))
+		m.rep.warn("%s %s set to 0 (--negative zero), the lowest %s: more than clock skew explains; check the columns and their time zones",
+			howMany(z, "negative duration"), wereOf(z), fmtSigned(m.rep.Lowest))
 	}
-	_ = p
+	if d := m.negDropped; d > 0 && m.negLowest < skewMax {
+		flag := "--negative drop"
+		if p.opt.DropInvalid && p.opt.Negative != NegativeDrop {
+			flag = "--drop-invalid"
+		}
+		m.rep.warn("%s %s dropped (%s), the lowest %s: more than clock skew explains; check the columns and their time zones",
+			howMany(d, "negative duration"), wereOf(d), flag, fmtSigned(m.negLowest))
+	}
 }

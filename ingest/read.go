@@ -25,13 +25,17 @@ var (
 	ErrBadTimestamp    = errors.New("bad timestamp")
 	ErrEndBeforeStart  = errors.New("end before start")
 	ErrNoObservation   = errors.New("pending row without end time or observation time")
-	ErrFieldCount      = errors.New("wrong number of fields")
-	ErrNotUTF8         = errors.New("invalid UTF-8")
-	ErrQuote           = errors.New("bad quoting")
-	ErrWrongType       = errors.New("wrong column type")
-	ErrBadBin          = errors.New("bad bin")
-	ErrCorrupt         = errors.New("corrupt or truncated file")
-	ErrNoFiles         = errors.New("no input files")
+	// ErrObservedBeforeStart is a pending row whose start is after the
+	// observation time (ReadOptions.ObservedAt): the time is wrong, not
+	// the row, so Negative does not drop or zero it.
+	ErrObservedBeforeStart = errors.New("observation time before start")
+	ErrFieldCount          = errors.New("wrong number of fields")
+	ErrNotUTF8             = errors.New("invalid UTF-8")
+	ErrQuote               = errors.New("bad quoting")
+	ErrWrongType           = errors.New("wrong column type")
+	ErrBadBin              = errors.New("bad bin")
+	ErrCorrupt             = errors.New("corrupt or truncated file")
+	ErrNoFiles             = errors.New("no input files")
 	// ErrOption is an invalid ReadOptions field (a usage error).
 	ErrOption = errors.New("invalid option")
 	// ErrOutOfRange is a value beyond what can be held: a duration above
@@ -73,6 +77,22 @@ func quote[T ~string | ~[]byte](v T) string {
 		cut--
 	}
 	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(string(v[:cut])), len(v))
+}
+
+// howMany writes n and the noun, plural unless n is 1: "1 row", "2 rows".
+func howMany(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// wereOf is "was" for 1 and "were" otherwise.
+func wereOf(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
 }
 
 // ParseError reports bad input at a position. For CSV, Row is the 1-based
@@ -171,15 +191,19 @@ type ReadOptions struct {
 	// With both, the settle time is End − Start; with Column, one of them
 	// places the item in time (Sample.Created). Text timestamps are RFC
 	// 3339, with or without fractional seconds, 'T' or ' ' between date
-	// and time, and an optional zone (none means UTC); with Epoch set they
-	// are epoch numbers. Parquet timestamp and date columns are read as
+	// and time, and an optional zone (none means UTC, counted in a
+	// warning per column); with Epoch set,
+	// numbers are epoch numbers and RFC 3339
+	// text is still read as such. Parquet timestamp and date columns are read as
 	// they are. A creation instant beyond the range of Unix nanoseconds in
 	// an int64, or, with Start and Column, a settle instant beyond it, is
 	// ErrOutOfRange.
 	Start, End string
 	// Epoch is the unit of numeric timestamps (Second, Millisecond,
-	// Microsecond or Nanosecond since 1970-01-01 UTC); 0 means timestamps
-	// are RFC 3339 text or Parquet timestamps.
+	// Microsecond or Nanosecond since 1970-01-01 UTC), in Start and End
+	// alike; 0 means timestamps are RFC 3339 text or Parquet timestamps.
+	// Start and End in two epoch units cannot be read: an end that this
+	// puts before its start is ErrBadTimestamp, naming the unit that fits.
 	Epoch Unit
 
 	// Status names the outcome column. Empty means no column: then, with
@@ -347,10 +371,10 @@ func (r *Report) DroppedTotal() int {
 func (r *Report) String() string {
 	var b strings.Builder
 	if r.Items > 0 { // binned input: rows are bins, Censored counts items
-		fmt.Fprintf(&b, "read %d rows (bins): used %d, holding %s items (censored %d), excluded %d, dropped %d",
-			r.Read, r.Used, strconv.FormatFloat(r.Items, 'f', -1, 64), r.Censored, r.Excluded, r.DroppedTotal())
+		fmt.Fprintf(&b, "read %s (bins): used %d, holding %s items (censored %d), excluded %d, dropped %d",
+			howMany(r.Read, "row"), r.Used, strconv.FormatFloat(r.Items, 'f', -1, 64), r.Censored, r.Excluded, r.DroppedTotal())
 	} else {
-		fmt.Fprintf(&b, "read %d rows: used %d (censored %d", r.Read, r.Used, r.Censored)
+		fmt.Fprintf(&b, "read %s: used %d (censored %d", howMany(r.Read, "row"), r.Used, r.Censored)
 		if r.Zeroed > 0 {
 			fmt.Fprintf(&b, "; %d negative set to 0, lowest %s", r.Zeroed, fmtSigned(r.Lowest))
 		}

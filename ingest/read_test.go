@@ -156,7 +156,9 @@ func TestReadStatusCensoringSegments(t *testing.T) {
 	if want := []string{"card", "momo", "momo", "wallet", "bank"}; !slices.Equal(segs, want) {
 		t.Errorf("segments = %v, want %v", segs, want)
 	}
-	wantRep := Report{Read: 6, Used: 5, Censored: 2, Excluded: 1, Files: 1, Dropped: map[string]int{}}
+	// p3's start has no zone: read as UTC, warned.
+	wantRep := Report{Read: 6, Used: 5, Censored: 2, Excluded: 1, Files: 1, Dropped: map[string]int{},
+		Warnings: []string{`column "created_at": 1 timestamp without a time zone (the first "2025-03-01 00:00:20") was read as UTC; for local times, write the offset (as in 2026-11-01T08:00:00+01:00) or convert to UTC`}}
 	if diff := cmp.Diff(wantRep, *rep); diff != "" {
 		t.Errorf("Report (-want +got):\n%s", diff)
 	}

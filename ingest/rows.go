@@ -106,7 +106,7 @@ func reasonOf(err error) (int, bool) {
 		return reasonNotNumber, true
 	case errors.Is(err, ErrBadTimestamp):
 		return reasonTimestamp, true
-	case errors.Is(err, ErrEndBeforeStart):
+	case errors.Is(err, ErrEndBeforeStart), errors.Is(err, ErrObservedBeforeStart):
 		return reasonEndBeforeStart, true
 	case errors.Is(err, ErrNoObservation):
 		return reasonNoObservation, true
@@ -131,6 +131,7 @@ type plan struct {
 	unit     Unit
 	unitFrom UnitSource
 	unitCol  string
+	named    Unit // the unit the column's name says, used or not; 0 when none
 	scale    scale
 	warnings []string // about the options, for every Report
 	dedupe   bool     // ReadOptions.Dedupe is set
@@ -277,6 +278,7 @@ func (p *plan) chooseUnit() error {
 			named, namedCol = u, c
 		}
 	}
+	p.named = named
 	switch {
 	case p.opt.Unit > 0:
 		p.unit, p.unitFrom = p.opt.Unit, UnitFromOption
@@ -319,8 +321,18 @@ type batch struct {
 	distinct int     // bits set in seen
 	zeroed   int     // negative durations made 0
 	lowest   float64 // the most negative of them
-	first    int64   // the first timestamp read (epoch timestamps)
-	hasFirst bool
+	// negative is the negative duration of the row that failed, noted
+	// for plan.failed; negDropped counts those dropped and negLowest is
+	// the most negative of them.
+	negative   float64
+	negDropped int
+	negLowest  float64
+	first      int64 // the first timestamp read (epoch timestamps)
+	hasFirst   bool
+	// zoneless counts, per timestamp column, the text timestamps without
+	// a zone (read as UTC); zonelessEx is the first of them.
+	zoneless   [nRoles]int
+	zonelessEx [nRoles]string
 
 	// at is the position of the row being read: the CSV line within the
 	// block, or the row within the Parquet row group. When the batch is
@@ -407,9 +419,17 @@ func (p *plan) row(b *batch, c *[nRoles]cell) (role, error) {
 // dropped rather than fail the read, and returns nil; else it returns err
 // and its column's role r.
 func (p *plan) failed(b *batch, r role, err error) (role, error) {
+	neg := b.negative
+	b.negative = 0
 	if p.opt.DropInvalid || p.opt.Negative == NegativeDrop && !p.opt.Binned && (errors.Is(err, ErrNegative) || errors.Is(err, ErrEndBeforeStart)) {
 		if reason, ok := reasonOf(err); ok {
 			b.dropped[reason]++
+			if neg < 0 {
+				if b.negDropped == 0 || neg < b.negLowest {
+					b.negLowest = neg
+				}
+				b.negDropped++
+			}
 			return 0, nil
 		}
 	}
@@ -443,6 +463,7 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 			return roleDur, err
 		}
 		if t < 0 && !p.zeroNeg {
+			b.negative = t
 			return roleDur, negativeError(&c[roleDur])
 		}
 		if t > MaxSeconds {
@@ -455,7 +476,7 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 			}
 		}
 	} else {
-		start, err := p.instant(&c[roleStart])
+		start, err := p.instant(b, roleStart, &c[roleStart])
 		if err != nil {
 			return roleStart, err
 		}
@@ -463,16 +484,25 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 			b.first, b.hasFirst = start, true
 		}
 		created = start
-		end, observed, err := p.end(c, pending)
+		end, observed, err := p.end(b, c, pending)
 		if err != nil {
 			return roleEnd, err
 		}
 		pending = pending || observed
-		if end < start && !p.zeroNeg {
+		if end < start {
+			// Neither is clock skew, which --negative is for: a setting is
+			// wrong, and dropping or zeroing the rows would hide it.
 			if observed {
-				return roleEnd, fmt.Errorf("%w: observed at %s, started %s", ErrEndBeforeStart, fmtNanos(end), fmtNanos(start))
+				return roleEnd, fmt.Errorf("%w: --observed-at %s is before this pending row's start, %s: a pending row's age runs from its start to the observation time; set --observed-at to when the log was taken, no earlier than the last start",
+					ErrObservedBeforeStart, fmtNanos(end), fmtNanos(start))
 			}
-			return roleEnd, fmt.Errorf("%w: start %s, end %s", ErrEndBeforeStart, fmtNanos(start), fmtNanos(end))
+			if mix := p.epochMix(start, end); mix != "" {
+				return roleEnd, fmt.Errorf("%w: the end %s is before the start %s%s", ErrBadTimestamp, fmtNanos(end), fmtNanos(start), mix)
+			}
+			if !p.zeroNeg {
+				b.negative = float64(end-start) / 1e9 // below −292 years it overflows to a positive: then not noted
+				return roleEnd, fmt.Errorf("%w: start %s, end %s", ErrEndBeforeStart, fmtNanos(start), fmtNanos(end))
+			}
 		}
 		d := end - start
 		if (d < 0) != (end < start) { // more than 292 years apart
@@ -509,14 +539,39 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 	return 0, nil
 }
 
+// epochMix explains an end before its start when --epoch read one of them
+// to an implausible instant (before 1990 or after 2100): the two columns
+// then hold epoch numbers in different units, which one --epoch cannot
+// read. It is "" otherwise.
+func (p *plan) epochMix(start, end int64) string {
+	if p.epochNs == 0 {
+		return ""
+	}
+	for _, x := range []struct {
+		role role
+		ns   int64
+	}{{roleStart, start}, {roleEnd, end}} {
+		if x.ns >= epochMin && x.ns < epochMax {
+			continue
+		}
+		raw := float64(x.ns) / float64(p.epochNs)
+		fix := ""
+		if u := epochUnitOf(raw); u != 0 {
+			fix = fmt.Sprintf(" (it fits epoch %s)", u)
+		}
+		return fmt.Sprintf(", and column %s read as epoch %s is in %s%s: --epoch applies to --start and --end alike, so the two columns must be in one unit; convert one", quote(p.names[x.role]), Unit(p.epochNs), fmtYear(x.ns)[:4], fix)
+	}
+	return ""
+}
+
 // end reads a row's end timestamp (Unix ns). An empty one is the end of
 // observation (observed is true) for a row whose status is pending, or
 // for every row when there is no status column; an error otherwise, or
 // when the observation time is unknown.
-func (p *plan) end(c *[nRoles]cell, pending bool) (ns int64, observed bool, err error) {
+func (p *plan) end(b *batch, c *[nRoles]cell, pending bool) (ns int64, observed bool, err error) {
 	switch e := &c[roleEnd]; {
 	case e.kind != cellEmpty && !(e.kind == cellText && len(trimSpace(e.b)) == 0):
-		ns, err = p.instant(e)
+		ns, err = p.instant(b, roleEnd, e)
 		return ns, false, err
 	case p.names[roleStatus] != "" && !pending:
 		if len(p.pending) == 0 {
@@ -551,7 +606,7 @@ func (p *plan) place(b *batch, c *[nRoles]cell, t float64, pending bool) (create
 		d = int64(ns)
 	}
 	if p.names[roleStart] != "" {
-		start, err := p.instant(&c[roleStart])
+		start, err := p.instant(b, roleStart, &c[roleStart])
 		if err != nil {
 			return 0, pending, roleStart, err
 		}
@@ -563,7 +618,7 @@ func (p *plan) place(b *batch, c *[nRoles]cell, t float64, pending bool) (create
 		}
 		return start, pending, 0, nil
 	}
-	end, observed, err := p.end(c, pending)
+	end, observed, err := p.end(b, c, pending)
 	if err != nil {
 		return 0, pending, roleEnd, err
 	}
@@ -661,18 +716,40 @@ func checkFinite(v, raw float64) (float64, error) {
 	return v, nil
 }
 
-// instant reads a timestamp cell as Unix nanoseconds.
-func (p *plan) instant(c *cell) (int64, error) {
+// instant reads a timestamp cell of column r as Unix nanoseconds,
+// counting in b the text timestamps without a zone (read as UTC).
+func (p *plan) instant(b *batch, r role, c *cell) (int64, error) {
 	switch c.kind {
 	case cellText:
 		s := trimSpace(c.b)
 		if len(s) == 0 {
 			return 0, ErrEmptyValue
 		}
+		var epochErr error
 		if p.epochNs > 0 {
-			return parseEpoch(s, p.epochNs)
+			// --epoch is about numbers: a column of RFC 3339 text beside
+			// one of epoch numbers is read as it says.
+			ns, err := parseEpoch(s, p.epochNs)
+			if err == nil {
+				return ns, nil
+			}
+			epochErr = err
 		}
-		return parseTimestamp(s)
+		ns, zoned, ok := parseTimestampZone(s)
+		switch {
+		case !ok && epochErr != nil:
+			return 0, epochErr
+		case !ok:
+			return 0, badTimestamp(s)
+		case ns == outOfRange:
+			return 0, rangeError(s)
+		case !zoned:
+			if b.zoneless[r] == 0 {
+				b.zonelessEx[r] = string(s)
+			}
+			b.zoneless[r]++
+		}
+		return ns, nil
 	case cellNum:
 		if p.epochNs == 0 {
 			return 0, fmt.Errorf("%w: found the number %v%s", ErrBadTimestamp, c.f, epochHint(c.f))
@@ -802,9 +879,17 @@ type merger struct {
 	ids      idSet   // the ids seen, with Dedupe
 	first    int64   // the first timestamp read, when hasFirst
 	hasFirst bool
-	bins     []placedBin // binned input: every bin read, for the overlap check
-	memLimit int64       // plan.memLimit
-	created  bool        // plan.created: the sample holds Created
+	// zoneless and zonelessEx are batch.zoneless and zonelessEx of the
+	// whole input.
+	zoneless   [nRoles]int
+	zonelessEx [nRoles]string
+	// negDropped and negLowest are batch.negDropped and negLowest of the
+	// whole input.
+	negDropped int
+	negLowest  float64
+	bins       []placedBin // binned input: every bin read, for the overlap check
+	memLimit   int64       // plan.memLimit
+	created    bool        // plan.created: the sample holds Created
 	// typed is the unit of the Parquet duration columns read; untyped
 	// is set when some input's duration column holds bare numbers or
 	// text instead.
@@ -987,11 +1072,23 @@ func (m *merger) add(b *batch) error {
 		}
 		m.rep.Zeroed += b.zeroed
 	}
+	if b.negDropped > 0 {
+		if m.negDropped == 0 || b.negLowest < m.negLowest {
+			m.negLowest = b.negLowest
+		}
+		m.negDropped += b.negDropped
+	}
 	if b.sampling {
 		m.repeats.add(b.sampled, b.read, b.lim)
 	}
 	if b.hasFirst && !m.hasFirst {
 		m.first, m.hasFirst = b.first, true
+	}
+	for r, n := range b.zoneless {
+		if n > 0 && m.zoneless[r] == 0 {
+			m.zonelessEx[r] = b.zonelessEx[r]
+		}
+		m.zoneless[r] += n
 	}
 	for r, n := range b.dropped {
 		if n > 0 {
@@ -1123,9 +1220,10 @@ func (m *merger) finish(name string, p *plan) (*Sample, *Report, error) {
 		}
 	}
 	if m.rep.Unit != 0 {
-		m.warnMagnitude()
+		m.warnMagnitude(p.named)
 	}
 	m.warnEpoch(p)
+	m.warnZoneless(p)
 	m.warnObserved(p)
 	s, rep := m.s, m.rep
 	return &s, &rep, nil
@@ -1149,8 +1247,8 @@ func (m *merger) warnObserved(p *plan) {
 		}
 	}
 	if late > 0 {
-		m.rep.warn("%d rows settled after the observation time %s (the last at %s): pending rows' ages run to it, so they are too short; set --observed-at to when the log was taken",
-			late, fmtNanos(p.observedNs), fmtNanos(last))
+		m.rep.warn("%s settled after the observation time %s (the last at %s): pending rows' ages run to it, so they are too short; set --observed-at to when the log was taken",
+			howMany(late, "row"), fmtNanos(p.observedNs), fmtNanos(last))
 	}
 }
 
@@ -1187,7 +1285,7 @@ func parseSigned(s string, sc scale) (float64, error) {
 		}
 		d, derr := time.ParseDuration(s)
 		if derr != nil {
-			return 0, fmt.Errorf("%w: %s", ErrNotNumber, quote(s))
+			return 0, fmt.Errorf("%w: %s%s", ErrNotNumber, quote(s), decimalCommaHint(s))
 		}
 		return d.Seconds(), nil
 	}
@@ -1204,6 +1302,29 @@ func parseSigned(s string, sc scale) (float64, error) {
 		return 0, fmt.Errorf("%w: %s", ErrNotFinite, quote(s))
 	}
 	return v, nil
+}
+
+// decimalCommaHint says how to write s, a number that failed to parse,
+// when it looks written with a decimal comma ("1,5", "-0,25"), as
+// European spreadsheets export it; "" otherwise. Three digits after the
+// comma may be a thousands separator instead ("1,234").
+func decimalCommaHint(s string) string {
+	t := strings.TrimLeft(s, "+-")
+	i := strings.IndexByte(t, ',')
+	if i < 0 || len(s)-len(t) > 1 {
+		return ""
+	}
+	whole, frac := t[:i], t[i+1:]
+	for _, part := range []string{whole, frac} {
+		if part == "" || strings.Trim(part, "0123456789") != "" {
+			return ""
+		}
+	}
+	point := s[:len(s)-len(t)] + whole + "." + frac
+	if len(frac) == 3 {
+		return fmt.Sprintf(": a decimal comma or a thousands separator? write %s or %s", point, s[:len(s)-len(t)]+whole+frac)
+	}
+	return fmt.Sprintf(": a decimal comma? write decimal points, as in %s", point)
 }
 
 // shiftDecimal parses the decimal number s divided by 10^k, rounding once;

@@ -56,6 +56,14 @@ func ParseTime(s string, epoch Unit) (time.Time, error) {
 	return time.Time{}, badTimestamp(b)
 }
 
+// Zoneless reports whether s is an RFC 3339 timestamp without a zone,
+// which ParseTime and the timestamp columns read as UTC
+// ("2026-11-01 08:00:00"; not "2026-11-01T08:00:00Z").
+func Zoneless(s string) bool {
+	_, zoned, ok := parseTimestampZone([]byte(strings.TrimSpace(s)))
+	return ok && !zoned
+}
+
 func badTimestamp(b []byte) error {
 	hint := ""
 	if v, err := strconv.ParseFloat(string(b), 64); err == nil {
@@ -118,9 +126,28 @@ func fmtYear(ns int64) string {
 	return time.Unix(0, ns).UTC().Format("2006-01-02")
 }
 
+// warnZoneless warns, once per timestamp column, that the timestamps
+// without a zone were read as UTC, with their count and the first.
+func (m *merger) warnZoneless(p *plan) {
+	for _, r := range []role{roleStart, roleEnd} {
+		if n := m.zoneless[r]; n > 0 {
+			m.rep.warn("column %s: %s without a time zone (the first %s) %s read as UTC; for local times, write the offset (as in 2026-11-01T08:00:00+01:00) or convert to UTC",
+				quote(p.names[r]), howMany(n, "timestamp"), quote(m.zonelessEx[r]), wereOf(n))
+		}
+	}
+}
+
+// parseTimestampOK is parseTimestampZone without the zone.
 func parseTimestampOK(b []byte) (int64, bool) {
+	ns, _, ok := parseTimestampZone(b)
+	return ns, ok
+}
+
+// parseTimestampZone parses an RFC 3339 timestamp as parseTimestamp
+// does; zoned is false when it has no zone and was read as UTC.
+func parseTimestampZone(b []byte) (ns int64, zoned, ok bool) {
 	if len(b) < 19 || b[4] != '-' || b[7] != '-' || (b[10] != 'T' && b[10] != 't' && b[10] != ' ') || b[13] != ':' || b[16] != ':' {
-		return 0, false
+		return 0, false, false
 	}
 	year, ok1 := digits(b[0:4])
 	month, ok2 := digits(b[5:7])
@@ -129,7 +156,7 @@ func parseTimestampOK(b []byte) (int64, bool) {
 	minute, ok5 := digits(b[14:16])
 	sec, ok6 := digits(b[17:19])
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || sec > 59 {
-		return 0, false
+		return 0, false, false
 	}
 	rest := b[19:]
 	var frac int64
@@ -139,7 +166,7 @@ func parseTimestampOK(b []byte) (int64, bool) {
 			n++
 		}
 		if n == 1 {
-			return 0, false
+			return 0, false, false
 		}
 		// RFC 3339 allows any number of digits; past nanoseconds they
 		// are dropped, as time.Parse drops them.
@@ -149,6 +176,7 @@ func parseTimestampOK(b []byte) (int64, bool) {
 		rest = rest[n:]
 	}
 	var offset int64 // seconds east of UTC
+	zoned = len(rest) > 0
 	switch {
 	case len(rest) == 0, len(rest) == 1 && (rest[0] == 'Z' || rest[0] == 'z'), string(rest) == " UTC":
 	case rest[0] == '+' || rest[0] == '-':
@@ -170,14 +198,14 @@ func parseTimestampOK(b []byte) (int64, bool) {
 			ok = ok && okm
 		}
 		if !ok || h > 23 || m > 59 {
-			return 0, false
+			return 0, false, false
 		}
 		offset = int64(h*3600 + m*60)
 		if rest[0] == '-' {
 			offset = -offset
 		}
 	default:
-		return 0, false
+		return 0, false, false
 	}
 	days := daysFromCivil(year, month, day)
 	secs := days*86400 + int64(hour*3600+minute*60+sec) - offset
@@ -187,15 +215,15 @@ func parseTimestampOK(b []byte) (int64, bool) {
 	if secs < 0 && frac > 0 {
 		ns, ok := mulInt64(secs+1, 1e9)
 		if !ok || ns <= outOfRange+(1e9-frac) {
-			return outOfRange, true
+			return outOfRange, zoned, true
 		}
-		return ns - (1e9 - frac), true
+		return ns - (1e9 - frac), zoned, true
 	}
-	ns, ok := mulInt64(secs, 1e9)
+	ns, ok = mulInt64(secs, 1e9)
 	if !ok || ns > math.MaxInt64-frac || ns+frac == outOfRange {
-		return outOfRange, true
+		return outOfRange, zoned, true
 	}
-	return ns + frac, true
+	return ns + frac, zoned, true
 }
 
 // digits parses a short run of ASCII digits.
@@ -256,7 +284,7 @@ func parseEpoch(b []byte, unitNs int64) (int64, error) {
 		if err == nil {
 			hint = epochHint(f)
 		}
-		return 0, fmt.Errorf("%w: want epoch %s, found %s%s", ErrBadTimestamp, epochUnitWord(unitNs), quote(b), hint)
+		return 0, fmt.Errorf("%w: want epoch %s (--epoch %s applies to --start and --end alike) or RFC 3339 like 2006-01-02T15:04:05Z, found %s%s", ErrBadTimestamp, epochUnitWord(unitNs), unitFlag(Unit(unitNs)), quote(b), hint)
 	}
 	return int64(math.Round(ns)), nil
 }

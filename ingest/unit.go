@@ -317,8 +317,9 @@ func stridedMedian(s *Sample) float64 {
 }
 
 // warnMagnitude warns when the median settle time is implausible, naming
-// the units that would put it in the plausible range.
-func (m *merger) warnMagnitude() {
+// the units that would put it in the plausible range: named, the unit the
+// column's name says (0 for none), first.
+func (m *merger) warnMagnitude(named Unit) {
 	med := stridedMedian(&m.s)
 	if !(med > 0) || math.IsInf(med, 0) {
 		return
@@ -342,12 +343,17 @@ func (m *merger) warnMagnitude() {
 			u    Unit
 			name string
 		}) int {
-			return cmp.Compare(dist(a.u), dist(b.u))
+			// The unit the name says comes first: it is the likely one.
+			return cmp.Or(-cmp.Compare(b2i(a.u == named), b2i(b.u == named)), cmp.Compare(dist(a.u), dist(b.u)))
 		})
 		for _, c := range near {
 			v := med * c.u.seconds() / cur.seconds() // the values read in c
 			if c.u != cur && v >= 1e-3 && v <= hi && len(alts) < 2 {
-				alts = append(alts, fmt.Sprintf("--unit %s reads it as %s", unitFlag(c.u), fmtDigits(v, 2)))
+				why := ""
+				if c.u == named {
+					why = " (as the column name says)"
+				}
+				alts = append(alts, fmt.Sprintf("--unit %s%s reads it as %s", unitFlag(c.u), why, fmtDigits(v, 2)))
 			}
 		}
 	}
@@ -382,29 +388,53 @@ func unitFlag(u Unit) string {
 // "4.2 days", "4975 years".
 func fmtSeconds(s float64) string { return fmtDigits(s, 3) }
 
-// fmtDigits formats seconds for messages to the given significant digits.
+// fmtDigits formats seconds for messages to the given significant digits,
+// never in exponent form: "310ms", not "3.1e+02ms".
 func fmtDigits(s float64, digits int) string {
 	switch {
 	case s < 1e-6:
-		return strconv.FormatFloat(s*1e9, 'g', digits, 64) + "ns"
+		return sigDigits(s*1e9, digits) + "ns"
 	case s < 1e-3:
-		return strconv.FormatFloat(s*1e6, 'g', digits, 64) + "µs"
+		return sigDigits(s*1e6, digits) + "µs"
 	case s < 1:
-		return strconv.FormatFloat(s*1e3, 'g', digits, 64) + "ms"
+		return sigDigits(s*1e3, digits) + "ms"
 	case s < 120:
-		return strconv.FormatFloat(s, 'g', digits, 64) + "s"
+		return sigDigits(s, digits) + "s"
 	case s < 7200:
-		return strconv.FormatFloat(s/60, 'g', digits, 64) + "min"
+		return sigDigits(s/60, digits) + "min"
 	case s < 2*86400:
-		return strconv.FormatFloat(s/3600, 'g', digits, 64) + "h"
+		return sigDigits(s/3600, digits) + "h"
 	case s < 2*365.25*86400:
-		return strconv.FormatFloat(s/86400, 'g', digits, 64) + " days"
+		return sigDigits(s/86400, digits) + " days"
 	}
 	y := s / (365.25 * 86400)
 	if y >= math.Pow10(digits) {
 		return strconv.FormatFloat(y, 'f', 0, 64) + " years"
 	}
 	return strconv.FormatFloat(y, 'g', digits, 64) + " years"
+}
+
+// sigDigits formats v rounded to the given significant digits, in plain
+// decimal notation ('g' would write 310 to 2 digits as 3.1e+02).
+func sigDigits(v float64, digits int) string {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'g', digits, 64)
+	}
+	e := int(math.Floor(math.Log10(math.Abs(v)))) // v is d.ddd·10^e
+	p := math.Pow10(e - digits + 1)
+	out := strconv.FormatFloat(math.Round(v/p)*p, 'f', max(digits-1-e, 0), 64)
+	if strings.Contains(out, ".") {
+		out = strings.TrimRight(strings.TrimRight(out, "0"), ".")
+	}
+	return out
+}
+
+// b2i is 1 for true and 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // fmtSigned is fmtSeconds with a sign.

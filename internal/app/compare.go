@@ -76,16 +76,16 @@ func (in Input) loadParts(stderr io.Writer, need string) ([]part, error) {
 // training part's settle times when sv has none).
 func newArena(sample *ingest.Sample, fo fit.Options, sv Solve, holdout float64, seed uint64) (*arena, error) {
 	a := &arena{train: sample, test: sample}
-	a.note = fmt.Sprintf("scored in-sample on all %s items (no hold-out)", thousands(sample.Len()))
-	a.short = fmt.Sprintf("in-sample, %s items", thousands(sample.Len()))
+	a.note = fmt.Sprintf("scored in-sample on all %s (no hold-out)", countOf(sample.Len(), "item"))
+	a.short = fmt.Sprintf("in-sample, %s", countOf(sample.Len(), "item"))
 	if holdout > 0 {
 		a.train, a.test = sample.Split(holdout, seed)
 		a.heldOut = true
-		a.note = fmt.Sprintf("scored on %s held-out items (%.0f%%, seed %d); fitted on %s",
-			thousands(a.test.Len()), 100*holdout, seed, thousands(a.train.Len()))
-		a.short = fmt.Sprintf("%s held-out items", thousands(a.test.Len()))
+		a.note = fmt.Sprintf("scored on %s held-out %s (%.0f%%, seed %d); fitted on %s",
+			thousands(a.test.Len()), plural(a.test.Len(), "item"), 100*holdout, seed, thousands(a.train.Len()))
+		a.short = fmt.Sprintf("%s held-out %s", thousands(a.test.Len()), plural(a.test.Len(), "item"))
 		if a.test.Len() == 0 || a.train.Len() == 0 {
-			return nil, Usagef("--holdout %v leaves %d items to fit and %d to score: too few rows", holdout, a.train.Len(), a.test.Len())
+			return nil, Usagef("--holdout %v leaves %s to fit and %d to score: too few rows", holdout, countOf(a.train.Len(), "item"), a.test.Len())
 		}
 	}
 	var err error
@@ -95,7 +95,7 @@ func newArena(sample *ingest.Sample, fo fit.Options, sv Solve, holdout float64, 
 	a.horizon = a.solve.Options.Horizon
 	fo.Horizon = a.horizon.Seconds()
 	if a.density, err = fit.Estimate(a.train, fo); err != nil {
-		return nil, heldOutError(err, a.train, a.test)
+		return nil, heldOutError(err, sample, a.train, a.test, sv, fo)
 	}
 	a.trainItems = itemsOf(a.train)
 	a.testItems = a.trainItems
@@ -444,7 +444,7 @@ func (c Compare) writeTable(w io.Writer, r *comparison) error {
 	}
 	if r.inRows != nil {
 		fmt.Fprintln(w)
-		if err := report.Table(w, r.inRows, fmt.Sprintf("in-sample: scored on the %s items fitted on (optimistic)", thousands(r.arena.train.Len()))); err != nil {
+		if err := report.Table(w, r.inRows, fmt.Sprintf("in-sample: scored on the %s fitted on (optimistic)", countOf(r.arena.train.Len(), "item"))); err != nil {
 			return err
 		}
 	}
@@ -499,10 +499,26 @@ func thousands(n int) string {
 }
 
 // heldOutError adds to a fit's failure on the rows fitted, when some were
-// held out, how many: a small input may have too few left to fit.
-func heldOutError(err error, train, test *ingest.Sample) error {
+// held out, how many: a small input may have too few left to fit. It
+// suggests --holdout 0 only when fitting all rows as --holdout 0 would
+// (all, with the horizon sv finds on them) succeeds, which it tries:
+// otherwise they are too few either way.
+func heldOutError(err error, all, train, test *ingest.Sample, sv Solve, fo fit.Options) error {
 	if test == nil || test == train || errors.As(err, new(*UsageError)) {
 		return err
 	}
-	return fmt.Errorf("%w (fitted on %d %s, %d held out to score on; --holdout 0 fits and scores on all)", err, train.Len(), plural(train.Len(), "row"), test.Len())
+	hint := "--holdout 0 fits and scores on all"
+	all0, _, herr := sv.withHorizon(all)
+	if herr == nil {
+		fo.Horizon, fo.Reorder = all0.Options.Horizon.Seconds(), false
+		_, herr = fit.Estimate(all, fo)
+	}
+	if herr != nil {
+		rows := fmt.Sprintf("all %d rows", all.Len())
+		if all.Len() == 1 {
+			rows = "the only row"
+		}
+		hint = fmt.Sprintf("the fit on %s fails too, so --holdout 0 does not help: give more rows", rows)
+	}
+	return fmt.Errorf("%w (fitted on %d %s, %d held out to score on; %s)", err, train.Len(), plural(train.Len(), "row"), test.Len(), hint)
 }

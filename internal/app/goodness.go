@@ -219,7 +219,7 @@ func writeKSLine(w io.Writer, s *section) {
 	if d.KS == nil {
 		return
 	}
-	fmt.Fprintf(w, "   fit vs data: KS distance %.3g on the %d rows fitted", d.KS.D, d.N)
+	fmt.Fprintf(w, "   fit vs data: KS distance %.3g on the %d %s fitted", d.KS.D, d.N, plural(d.N, "row"))
 	if k := d.HoldoutKS; k != nil {
 		fmt.Fprintf(w, ", %.3g on the %d held out (95%% sampling band %.3g)", k.D, k.Rows, k.DKW95)
 	}
@@ -237,8 +237,8 @@ func writeLagCheck(w io.Writer, s *section) {
 	if !c.HeldOut {
 		rows = "in-sample"
 	}
-	fmt.Fprintf(w, "%s: mean lag %s on %s rows caught (±%s)", rows, formatSeconds(c.Realised),
-		formatCount(c.Caught), formatSeconds(c.RealisedSE))
+	fmt.Fprintf(w, "%s: mean lag %s on %s %s caught (±%s)", rows, formatSeconds(c.Realised),
+		formatCount(c.Caught), pluralOf(c.Caught, "row"), formatSeconds(c.RealisedSE))
 	if c.Expected > 0 {
 		fmt.Fprintf(w, ", ×%.3f the expected", c.Realised/c.Expected)
 	}
@@ -252,6 +252,15 @@ func writeLagCheck(w io.Writer, s *section) {
 	if c.Warning != "" {
 		fmt.Fprintf(w, "warning: %s\n", c.Warning)
 	}
+}
+
+// pluralOf is plural for a count that may be a weight: singular for 1
+// exactly.
+func pluralOf(n float64, what string) string {
+	if n == 1 {
+		return what
+	}
+	return what + "s"
 }
 
 // formatCount writes a count of rows: whole, or, when weighted, to 3

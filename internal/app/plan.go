@@ -213,7 +213,7 @@ func (p Plan) write(stdout, stderr io.Writer, secs []*section, rep *ingest.Repor
 // (--dist), from the model itself, scored on all of sample.
 func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages []time.Duration, labels []string) (*section, error) {
 	train, test := sample, sample
-	note := fmt.Sprintf("scored in-sample on all %d rows", sample.Len())
+	note := fmt.Sprintf("scored in-sample on all %d %s", sample.Len(), plural(sample.Len(), "row"))
 	switch {
 	case model != nil:
 	case sample.Weights != nil:
@@ -234,7 +234,7 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		} else {
 			train, test = sample.Split(p.Holdout, p.Seed)
 		}
-		note = fmt.Sprintf("scored on %d held-out rows (%.0f%%, seed %d); fitted on %d", test.Len(), 100*p.Holdout, p.Seed, train.Len())
+		note = fmt.Sprintf("scored on %d held-out %s (%.0f%%, seed %d); fitted on %d", test.Len(), plural(test.Len(), "row"), 100*p.Holdout, p.Seed, train.Len())
 	}
 	var (
 		sv    Solve
@@ -261,7 +261,7 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		// sample the fit reorders has not: the fit may reorder them.
 		fo.Reorder = p.ownsRows && test != train
 		if d, err = fit.Estimate(train, fo); err != nil {
-			return nil, heldOutError(err, train, test)
+			return nil, heldOutError(err, sample, train, test, p.Solve, fo)
 		}
 		if test != train {
 			d.ScoreHoldout(test)
@@ -426,7 +426,7 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 	if p.Dist != "" {
 		fmt.Fprintf(w, "== model %s (given, not fitted)", p.Dist)
 	} else {
-		fmt.Fprintf(w, "== %s: %d rows", title, d.N)
+		fmt.Fprintf(w, "== %s: %d %s", title, d.N, plural(d.N, "row"))
 		if d.Censored > 0 {
 			fmt.Fprintf(w, " (%d censored)", d.Censored)
 		}
@@ -459,8 +459,8 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 		}
 		fmt.Fprintf(w, "  %s\n", s.ClockNote)
 		if t := s.ClockTest; t.HasData && s.HeldOut {
-			fmt.Fprintf(w, "held-out: mean lag %s on %s rows caught (±%s); %s on the rows fitted\n",
-				formatSeconds(t.MeanLag), formatCount(t.NCaught), formatSeconds(t.MeanLagSE), formatSeconds(s.ClockFit.MeanLag))
+			fmt.Fprintf(w, "held-out: mean lag %s on %s %s caught (±%s); %s on the rows fitted\n",
+				formatSeconds(t.MeanLag), formatCount(t.NCaught), pluralOf(t.NCaught, "row"), formatSeconds(t.MeanLagSE), formatSeconds(s.ClockFit.MeanLag))
 		}
 		fmt.Fprintf(w, "stuck polls: %s, by when the item was created\n", polls(lo, hi))
 		for _, warn := range c.Warnings {

@@ -912,6 +912,10 @@ func phasesText(r *optimize.Result) string {
 	return fmt.Sprintf("%d %s", r.Phases, plural(r.Phases, "phase"))
 }
 
+// countOf writes n with thousands separators and the noun, plural unless
+// n is 1: "1 item", "12,000 items".
+func countOf(n int, noun string) string { return thousands(n) + " " + plural(n, noun) }
+
 func plural(n int, what string) string {
 	if n == 1 {
 		return what

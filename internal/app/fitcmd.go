@@ -155,7 +155,7 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "stuck share %.3g", d.StuckShare)
 		if d.KS != nil {
-			fmt.Fprintf(stderr, ", KS %.3g at %.3gs", d.KS.D, d.KS.At)
+			fmt.Fprintf(stderr, ", KS %.3g at %s", d.KS.D, formatSeconds(d.KS.At))
 		}
 		if d.HoldoutN > 0 {
 			fmt.Fprintf(stderr, ", held-out log-likelihood %.4f per row (%d rows)", d.HoldoutLogLik, d.HoldoutN)

@@ -130,8 +130,8 @@ func checkLag(d *fit.Density, r *optimize.Result, sc optimize.Score, items *opti
 	}
 	var why []string
 	if k := d.HoldoutKS; k != nil && k.D > k.DKW95 && k.D > fit.KSWarnFloor {
-		why = append(why, fmt.Sprintf("the fit is far from the held-out data (KS %.3g, beyond its 95%% band %.3g; fitted CDF %s the data's over %.3gs–%.3gs)",
-			k.D, k.DKW95, side(k.Diff), k.From, k.To))
+		why = append(why, fmt.Sprintf("the fit is far from the held-out data (KS %.3g, beyond its 95%% band %.3g; fitted CDF %s the data's over %s–%s)",
+			k.D, k.DKW95, side(k.Diff), formatSeconds(k.From), formatSeconds(k.To)))
 	}
 	for _, a := range d.Atoms {
 		lo, hi := a.T-a.Width, a.T

@@ -296,3 +296,59 @@ func (s *Sample) Validate() error {
 	}
 	return nil
 }
+
+// PartitionInPlace reorders the sample's items in place so that each
+// part's items are together, the parts in the order of Names and each
+// part's items in their order (a stable partition), and returns the parts
+// as views of the sample (Slice), with the columns the sample has. The
+// sample's own order is lost: a caller that still needs it uses Parts.
+//
+// It moves one part at a time to the end of the items not yet placed,
+// from the last part to the second (split.go's partition, through a
+// buffer of that part's items: 8 bytes an item of the largest part
+// after the first), so that the parts need no copy besides the sample
+// (issue 18: plan's segments). It passes over the items once per part:
+// callers with many parts copy them out (Parts) instead.
+func (g *Segmentation) PartitionInPlace() []*Sample {
+	switch ix := g.index.(type) {
+	case []uint8:
+		partitionParts(g, ix)
+	case []uint16:
+		partitionParts(g, ix)
+	case []uint32:
+		partitionParts(g, ix)
+	}
+	views := make([]*Sample, len(g.Names))
+	lo := 0
+	for i, n := range g.size {
+		views[i] = g.s.Slice(lo, lo+n)
+		lo += n
+	}
+	return views
+}
+
+// partitionParts is PartitionInPlace's reordering of g's sample, with
+// index, each item's part, reordered along.
+func partitionParts[I uint8 | uint16 | uint32](g *Segmentation, index []I) {
+	n := len(index)
+	most := 0
+	for _, k := range g.size[min(1, len(g.size)):] {
+		most = max(most, k)
+	}
+	buf := bulk.Make[uint32](2*most, 2*most)
+	held := make(heldSet, (n+63)/64)
+	hi := n // the items before hi are the parts not yet placed
+	for p := len(g.size) - 1; p >= 1; p-- {
+		k := g.size[p]
+		clear(held)
+		for i, q := range index[:hi] {
+			if int(q) == p {
+				held[i>>6] |= 1 << (i & 63)
+			}
+		}
+		s := g.s.Slice(0, hi)
+		s.eachColumn(func(c column) { c.partition(held, k, buf) })
+		partition(index[:hi], held, k, buf, 1, func(v I) uint64 { return uint64(v) }, func(u uint64) I { return I(u) })
+		hi -= k
+	}
+}

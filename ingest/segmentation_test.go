@@ -86,3 +86,75 @@ func TestIssue18Segmentation(t *testing.T) {
 		})
 	}
 }
+
+// TestIssue18PartitionInPlace: PartitionInPlace gives the parts Parts
+// copies out, as views of the sample in name order, each column moved
+// with its item (every item is known by its time: flag i%3 == 0, weight
+// 1+i%4, created 7i), its segment labels too; with an index of one and
+// two bytes an item (four is the same code, and a pass a part over 2¹⁶
+// parts is slow), a part without items, parts folded into
+// "other", a sample of one part and an empty one.
+func TestIssue18PartitionInPlace(t *testing.T) {
+	for _, c := range []struct {
+		name                     string
+		segments, items, minRows int
+		skew                     bool // the last segment takes most items
+	}{
+		{"empty", 3, 0, 1, false},
+		{"one part", 1, 100, 1, false},
+		{"three", 3, 1000, 1, false},
+		{"folded", 5, 1000, 150, true},
+		{"unused label", 6, 1000, 1, true}, // s00005 never drawn
+		{"two-byte index", 300, 3000, 1, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(18, uint64(c.segments)))
+			s := &Sample{Segment: []int32{}}
+			for g := range c.segments {
+				s.SegmentNames = append(s.SegmentNames, fmt.Sprintf("s%05d", g))
+			}
+			for i := range c.items {
+				g := int32(rng.IntN(c.segments))
+				if c.skew {
+					g = int32(min(4, rng.IntN(9)))
+				}
+				s.Times = append(s.Times, float64(i))
+				s.Censored = append(s.Censored, i%3 == 0)
+				s.Weights = append(s.Weights, float64(1+i%4))
+				s.Created = append(s.Created, int64(i)*7)
+				s.Segment = append(s.Segment, g)
+			}
+			label := slices.Clone(s.Segment)
+			g := s.Segmentation(c.minRows)
+			if g == nil {
+				t.Fatal("Segmentation = nil, want the parts")
+			}
+			want := g.Parts(0, len(g.Names))
+			views := g.PartitionInPlace()
+			if len(views) != len(want) {
+				t.Fatalf("%d views, want %d parts", len(views), len(want))
+			}
+			lo := 0
+			for p, v := range views {
+				w := want[p]
+				if !slices.Equal(v.Times, w.Times) || !slices.Equal(v.Censored, w.Censored) ||
+					!slices.Equal(v.Weights, w.Weights) || !slices.Equal(v.Created, w.Created) {
+					t.Fatalf("part %s: view %v, want %v", g.Names[p], v.Times, w.Times)
+				}
+				for j, tm := range v.Times {
+					i := int(tm)
+					if v.Censored[j] != (i%3 == 0) || v.Weights[j] != float64(1+i%4) || v.Created[j] != int64(i)*7 || v.Segment[j] != label[i] {
+						t.Fatalf("part %s, item %d: columns of another item moved with it", g.Names[p], i)
+					}
+				}
+				if v.Len() > 0 && &v.Times[0] != &s.Times[lo] {
+					t.Errorf("part %s is a copy, want a view of the sample at %d", g.Names[p], lo)
+				}
+				lo += v.Len()
+			}
+			if lo != c.items {
+				t.Errorf("views hold %d items, want %d", lo, c.items)
+			}
+		})
+	}
+}

@@ -37,22 +37,78 @@ func (s *Sample) Split(holdout float64, seed uint64) (train, test *Sample) {
 // take those 4 bytes and a bit an item at a time, instead of the 9 of
 // copying both parts (issue 18).
 func (s *Sample) SplitInPlace(holdout float64, seed uint64) (train, test *Sample) {
+	train, test, _ = s.SplitInPlaceUndo(holdout, seed)
+	return train, test
+}
+
+// SplitInPlaceUndo is SplitInPlace, and returns undo, which puts s's
+// items back in their original order (a stable merge of the two parts by
+// the split's marks, a bit an item, through a buffer of the held-out
+// items that undo allocates: 4 bytes an item for holdout ≤ ½). The views
+// train and test are not to be read after undo. A caller that needs s's
+// order after the parts are done with (plan's segments, which are taken
+// out of all items after those are planned) so holds a bit an item
+// instead of a copy of the sample.
+func (s *Sample) SplitInPlaceUndo(holdout float64, seed uint64) (train, test *Sample, undo func()) {
 	held, k, buf := s.held(holdout, seed)
 	if len(buf) < 2*k {
 		buf = make([]uint32, 2*k)
 	}
-	partition(s.Times, held, k, buf, 2, math.Float64bits, math.Float64frombits)
-	partition(s.Censored, held, k, buf, 1, func(v bool) uint64 {
-		if v {
-			return 1
-		}
-		return 0
-	}, func(u uint64) bool { return u != 0 })
-	partition(s.Weights, held, k, buf, 2, math.Float64bits, math.Float64frombits)
-	partition(s.Segment, held, k, buf, 1, func(v int32) uint64 { return uint64(uint32(v)) }, func(u uint64) int32 { return int32(uint32(u)) })
-	partition(s.Created, held, k, buf, 2, func(v int64) uint64 { return uint64(v) }, func(u uint64) int64 { return int64(u) })
+	s.eachColumn(func(c column) { c.partition(held, k, buf) })
 	n := s.Len()
-	return s.Slice(0, n-k), s.Slice(n-k, n)
+	undo = func() {
+		buf := make([]uint32, 2*k)
+		s.eachColumn(func(c column) { c.unpartition(held, k, buf) })
+	}
+	return s.Slice(0, n-k), s.Slice(n-k, n), undo
+}
+
+// column is one of a sample's columns, for the stable partitions of
+// SplitInPlaceUndo (the segment labels as 4-byte values).
+type column interface {
+	partition(held heldSet, k int, buf []uint32)
+	unpartition(held heldSet, k int, buf []uint32)
+}
+
+// codedColumn is a column whose values go through buf in w words each
+// (1 or 2), as enc writes their bits and dec reads them back.
+type codedColumn[T any] struct {
+	col []T
+	w   int
+	enc func(T) uint64
+	dec func(uint64) T
+}
+
+func (c codedColumn[T]) partition(held heldSet, k int, buf []uint32) {
+	partition(c.col, held, k, buf, c.w, c.enc, c.dec)
+}
+
+func (c codedColumn[T]) unpartition(held heldSet, k int, buf []uint32) {
+	unpartition(c.col, held, k, buf, c.w, c.enc, c.dec)
+}
+
+// eachColumn calls fn on each of s's columns that is not nil.
+func (s *Sample) eachColumn(fn func(column)) {
+	if s.Times != nil {
+		fn(codedColumn[float64]{s.Times, 2, math.Float64bits, math.Float64frombits})
+	}
+	if s.Censored != nil {
+		fn(codedColumn[bool]{s.Censored, 1, func(v bool) uint64 {
+			if v {
+				return 1
+			}
+			return 0
+		}, func(u uint64) bool { return u != 0 }})
+	}
+	if s.Weights != nil {
+		fn(codedColumn[float64]{s.Weights, 2, math.Float64bits, math.Float64frombits})
+	}
+	if s.Segment != nil {
+		fn(codedColumn[int32]{s.Segment, 1, func(v int32) uint64 { return uint64(uint32(v)) }, func(u uint64) int32 { return int32(uint32(u)) }})
+	}
+	if s.Created != nil {
+		fn(codedColumn[int64]{s.Created, 2, func(v int64) uint64 { return uint64(v) }, func(u uint64) int64 { return int64(u) }})
+	}
 }
 
 // partition moves the items of col that held marks to its end, keeping
@@ -83,6 +139,39 @@ func partition[T any](col []T, held heldSet, k int, buf []uint32, w int, enc fun
 			b |= uint64(buf[j*w+1]) << 32
 		}
 		col[wr+j] = dec(b)
+	}
+}
+
+// unpartition undoes partition: the k held items at the end of col go
+// back to the places held marks, and the others to the places between,
+// each kind in its order. The held items wait in buf as in partition.
+func unpartition[T any](col []T, held heldSet, k int, buf []uint32, w int, enc func(T) uint64, dec func(uint64) T) {
+	if col == nil {
+		return
+	}
+	n := len(col)
+	for j, v := range col[n-k:] {
+		b := enc(v)
+		buf[j*w] = uint32(b)
+		if w == 2 {
+			buf[j*w+1] = uint32(b >> 32)
+		}
+	}
+	// From the end: the training items left to place are at col[:rd],
+	// none of them after i, so none is overwritten before it is read.
+	rd, m := n-k, k
+	for i := n - 1; i >= 0; i-- {
+		if !held.has(i) {
+			rd--
+			col[i] = col[rd]
+			continue
+		}
+		m--
+		b := uint64(buf[m*w])
+		if w == 2 {
+			b |= uint64(buf[m*w+1]) << 32
+		}
+		col[i] = dec(b)
 	}
 }
 

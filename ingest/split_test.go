@@ -209,3 +209,60 @@ func TestSplitInPlaceBuffersIssue18(t *testing.T) {
 		}
 	}
 }
+
+// Issue 18: the undo of SplitInPlaceUndo puts every column back in its
+// original order (plan takes its segments out of all items after
+// planning them), for sizes around the bit set's words and holdouts on
+// both sides of ½, and with columns missing.
+func TestSplitInPlaceUndoIssue18(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		n       int
+		holdout float64
+		plain   bool // times only
+	}{
+		{"empty", 0, 0.3, false},
+		{"one", 1, 0.3, false},
+		{"one held", 1, 0.99, false},
+		{"63", 63, 0.1, false},
+		{"64", 64, 0.5, false},
+		{"65", 65, 0.7, false},
+		{"1000", 1000, 0.3, false},
+		{"4097", 4097, 0.99, false},
+		{"nothing held", 100, 0, false},
+		{"times only", 1000, 0.3, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := splitSample(c.n)
+			s.Created = make([]int64, c.n)
+			for i := range s.Created {
+				s.Created[i] = -int64(i) * 1e9 // negative: all 64 bits through the buffer
+			}
+			if c.plain {
+				s = &Sample{Times: s.Times}
+			}
+			orig := &Sample{Times: slices.Clone(s.Times), Censored: slices.Clone(s.Censored), Weights: slices.Clone(s.Weights),
+				Segment: slices.Clone(s.Segment), Created: slices.Clone(s.Created)}
+			wantTrain, wantTest := s.Split(c.holdout, 5)
+			train, test, undo := s.SplitInPlaceUndo(c.holdout, 5)
+			if !slices.Equal(train.Times, wantTrain.Times) || !slices.Equal(test.Times, wantTest.Times) {
+				t.Fatalf("parts %v and %v, want Split's %v and %v", train.Times, test.Times, wantTrain.Times, wantTest.Times)
+			}
+			undo()
+			// Item i is known by every column: time i, flag i%7 == 0,
+			// weight 1+i%3, segment i%2, created −i s.
+			for i := range c.n {
+				if s.Times[i] != float64(i) {
+					t.Fatalf("position %d holds item %v after undo, want %d", i, s.Times[i], i)
+				}
+			}
+			if !slices.Equal(s.Censored, orig.Censored) || !slices.Equal(s.Weights, orig.Weights) ||
+				!slices.Equal(s.Segment, orig.Segment) || !slices.Equal(s.Created, orig.Created) {
+				t.Errorf("columns after undo differ from the original: %+v, want %+v", s, orig)
+			}
+			if c.plain && (s.Censored != nil || s.Weights != nil || s.Segment != nil || s.Created != nil) {
+				t.Errorf("undo added columns: %+v", s)
+			}
+		})
+	}
+}

@@ -37,6 +37,11 @@ type Plan struct {
 	// planned: the holdout then reorders them in place (SplitInPlace)
 	// instead of copying them. The report plans on rows it uses again.
 	ownsRows bool
+	// keepOrder, with ownsRows, has the part's rows given back in their
+	// order once planned: the holdout is undone (section.restore) and
+	// the fit does not reorder them. Run sets it for all items when
+	// segments are copied out of them after.
+	keepOrder bool
 }
 
 // section is the plan of one segment (or of all the data).
@@ -63,6 +68,9 @@ type section struct {
 	// differ.
 	Train, Test *ingest.Sample
 	HeldOut     bool
+	// restore, when not nil, puts the planned sample's rows back in
+	// their order (Plan.keepOrder); Train and Test are not read after.
+	restore func()
 	// Batches is what was found about wall-clock batches; nil when not
 	// looked for (--batch-period off, or a model).
 	Batches *batchFinding
@@ -125,27 +133,53 @@ func (p Plan) Run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	parts, err := p.Input.parts(sample, stderr)
+	seg, err := p.Input.segmentation(sample, stderr)
 	if err != nil {
 		return err
 	}
 	p.ownsRows = true
-	secs, err := drainParts(parts, func(pt part) (*section, error) {
-		s, err := p.plan(pt.Name, pt.Sample, nil, ages, labels)
-		if err != nil {
-			return nil, err
-		}
-		if ages == nil { // the first part's, for every part
-			ages, labels = s.Ages, s.Labels
-		}
-		// The report needs only whether the rows were held out: the
-		// parts' copies go before the next part is planned (10⁷ rows
-		// of a segmented plan held them all to the end).
-		s.release()
-		return s, nil
-	})
+	// All items are planned first (their ages are every part's). With
+	// segments they give their rows back in their order (keepOrder), and
+	// the segments are then views of them, partitioned in place: a copy
+	// of every segment held under the all-items plan cost 9 bytes a row,
+	// a copy of the largest under its own plan 4.5 at 10⁷ rows.
+	p.keepOrder = seg != nil
+	all, err := p.plan(export.AllSegment, sample, nil, ages, labels)
 	if err != nil {
 		return err
+	}
+	p.keepOrder = false
+	if ages == nil {
+		ages, labels = all.Ages, all.Labels
+	}
+	// The report needs only whether the rows were held out.
+	all.release()
+	if all.restore != nil {
+		all.restore()
+		all.restore = nil
+	}
+	secs := []*section{all}
+	if seg != nil {
+		// The partition passes over the rows once per segment, which
+		// would cost more than the plans of many small ones: those are
+		// copied out in one pass, and each copy goes once planned.
+		var rows []*ingest.Sample
+		if len(seg.Names) > lazyParts {
+			rows = seg.Parts(0, len(seg.Names))
+		} else {
+			rows = seg.PartitionInPlace()
+		}
+		names := seg.Names
+		seg = nil // its index, a byte a row
+		for i, name := range names {
+			sec, err := p.plan(name, rows[i], nil, ages, labels)
+			if err != nil {
+				return fmt.Errorf("segment %q: %w", name, err)
+			}
+			rows[i] = nil
+			sec.release()
+			secs = append(secs, sec)
+		}
 	}
 	return p.write(stdout, stderr, secs, rep)
 }
@@ -213,6 +247,7 @@ func (p Plan) write(stdout, stderr io.Writer, secs []*section, rep *ingest.Repor
 // (--dist), from the model itself, scored on all of sample.
 func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages []time.Duration, labels []string) (*section, error) {
 	train, test := sample, sample
+	var restore func() // puts sample's rows back in their order (keepOrder)
 	note := fmt.Sprintf("scored in-sample on all %d %s", sample.Len(), plural(sample.Len(), "row"))
 	switch {
 	case model != nil:
@@ -229,7 +264,11 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 			// over the live heap, which they count in: 18.3 bytes a row
 			// at 10⁸ rows without these two collections, docs/performance.md).
 			runtime.GC()
-			train, test = sample.SplitInPlace(p.Holdout, p.Seed)
+			if p.keepOrder {
+				train, test, restore = sample.SplitInPlaceUndo(p.Holdout, p.Seed)
+			} else {
+				train, test = sample.SplitInPlace(p.Holdout, p.Seed)
+			}
 			runtime.GC()
 		} else {
 			train, test = sample.Split(p.Holdout, p.Seed)
@@ -259,7 +298,9 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		// Rows fitted on and not scored on are read after the fit by
 		// their creation instants alone (the wall-clock plan), which a
 		// sample the fit reorders has not: the fit may reorder them.
-		fo.Reorder = p.ownsRows && test != train
+		// With keepOrder they are given back in their order: the fit's
+		// estimate is the same either way (fit.Options.Reorder).
+		fo.Reorder = p.ownsRows && !p.keepOrder && test != train
 		if d, err = fit.Estimate(train, fo); err != nil {
 			return nil, heldOutError(err, sample, train, test, p.Solve, fo)
 		}
@@ -282,7 +323,7 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	if w := horizonCut(beyond, h); w != "" {
 		der.Result.Warnings = append(der.Result.Warnings, w)
 	}
-	sec := &section{Segment: segment, Density: d, Derived: der, Note: note, HorizonNote: hnote, Train: train, Test: test, HeldOut: test != train}
+	sec := &section{Segment: segment, Density: d, Derived: der, Note: note, HorizonNote: hnote, Train: train, Test: test, HeldOut: test != train, restore: restore}
 	if model == nil {
 		if sec.Batches, err = p.batches.find(train); err != nil {
 			return nil, err

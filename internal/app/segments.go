@@ -166,20 +166,6 @@ func eachPart[T any](parts []part, fn func(part) (T, error)) ([]T, error) {
 	return out, nil
 }
 
-// drainParts is eachPart for commands that need a part's rows only while
-// fn works on it: each part's sample is dropped from parts as fn starts
-// on it, so that it can go as soon as fn is done with it (plan's split
-// copies the rows it fits and scores; holding all items to the end
-// cost 9 bytes a row).
-func drainParts[T any](parts []part, fn func(part) (T, error)) ([]T, error) {
-	next := 0
-	return eachPart(parts, func(p part) (T, error) {
-		parts[next].Sample = nil
-		next++
-		return fn(p)
-	})
-}
-
 // refuseSegment returns a usage error when --segment is given to a run
 // that has no rows to split (a model, a density file, no input); why says
 // what the run works from.

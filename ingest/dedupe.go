@@ -309,12 +309,12 @@ func (m *merger) warnCleaning(p *plan) {
 		m.rep.warn("%s %s set to 0 (--negative zero), the lowest %s: more than clock skew explains; check the columns and their time zones",
 			howMany(z, "negative duration"), wereOf(z), fmtSigned(m.rep.Lowest))
 	}
-	if d := m.negDropped; d > 0 && m.negLowest < skewMax {
+	if d := m.negDropped.n; d > 0 && m.negDropped.lowest < skewMax {
 		flag := "--negative drop"
 		if p.opt.DropInvalid && p.opt.Negative != NegativeDrop {
 			flag = "--drop-invalid"
 		}
 		m.rep.warn("%s %s dropped (%s), the lowest %s: more than clock skew explains; check the columns and their time zones",
-			howMany(d, "negative duration"), wereOf(d), flag, fmtSigned(m.negLowest))
+			howMany(d, "negative duration"), wereOf(d), flag, fmtSigned(m.negDropped.lowest))
 	}
 }

@@ -318,15 +318,12 @@ type batch struct {
 	sampling bool         // the rows were offered to the repeat sampler
 	lim      uint64       // the largest fingerprint sampled (limit)
 	seen     *[seenWords]uint64
-	distinct int     // bits set in seen
-	zeroed   int     // negative durations made 0
-	lowest   float64 // the most negative of them
+	distinct int       // bits set in seen
+	zeroed   negatives // negative durations made 0
 	// negative is the negative duration of the row that failed, noted
-	// for plan.failed; negDropped counts those dropped and negLowest is
-	// the most negative of them.
+	// for plan.failed, which counts it in negDropped when it drops it.
 	negative   float64
-	negDropped int
-	negLowest  float64
+	negDropped negatives
 	first      int64 // the first timestamp read (epoch timestamps)
 	hasFirst   bool
 	// zoneless counts, per timestamp column, the text timestamps without
@@ -425,10 +422,7 @@ func (p *plan) failed(b *batch, r role, err error) (role, error) {
 		if reason, ok := reasonOf(err); ok {
 			b.dropped[reason]++
 			if neg < 0 {
-				if b.negDropped == 0 || neg < b.negLowest {
-					b.negLowest = neg
-				}
-				b.negDropped++
+				b.negDropped.note(neg)
 			}
 			return 0, nil
 		}
@@ -647,10 +641,7 @@ func (p *plan) clean(b *batch, c *[nRoles]cell, t float64) (float64, error) {
 		b.ids = append(b.ids, h)
 	}
 	if t < 0 {
-		if b.zeroed == 0 || t < b.lowest {
-			b.lowest = t
-		}
-		b.zeroed++
+		b.zeroed.note(t)
 		t = 0
 	}
 	return t, nil
@@ -883,10 +874,8 @@ type merger struct {
 	// whole input.
 	zoneless   [nRoles]int
 	zonelessEx [nRoles]string
-	// negDropped and negLowest are batch.negDropped and negLowest of the
-	// whole input.
-	negDropped int
-	negLowest  float64
+	// negDropped is batch.negDropped of the whole input.
+	negDropped negatives
 	bins       []placedBin // binned input: every bin read, for the overlap check
 	memLimit   int64       // plan.memLimit
 	created    bool        // plan.created: the sample holds Created
@@ -1066,18 +1055,10 @@ func (m *merger) add(b *batch) error {
 	m.rep.Excluded += b.excluded
 	m.rep.Censored += b.censored
 	m.rep.Items += b.items
-	if b.zeroed > 0 {
-		if m.rep.Zeroed == 0 || b.lowest < m.rep.Lowest {
-			m.rep.Lowest = b.lowest
-		}
-		m.rep.Zeroed += b.zeroed
-	}
-	if b.negDropped > 0 {
-		if m.negDropped == 0 || b.negLowest < m.negLowest {
-			m.negLowest = b.negLowest
-		}
-		m.negDropped += b.negDropped
-	}
+	z := negatives{m.rep.Zeroed, m.rep.Lowest}
+	z.add(b.zeroed)
+	m.rep.Zeroed, m.rep.Lowest = z.n, z.lowest
+	m.negDropped.add(b.negDropped)
 	if b.sampling {
 		m.repeats.add(b.sampled, b.read, b.lim)
 	}
@@ -1346,4 +1327,29 @@ func shiftDecimal(s string, k int) (float64, bool) {
 	}
 	v, err := strconv.ParseFloat(mant+"e"+strconv.Itoa(exp-k), 64)
 	return v, err == nil
+}
+
+// negatives counts negative durations and keeps the most negative.
+type negatives struct {
+	n      int
+	lowest float64
+}
+
+// note counts v.
+func (c *negatives) note(v float64) {
+	if c.n == 0 || v < c.lowest {
+		c.lowest = v
+	}
+	c.n++
+}
+
+// add counts o's too.
+func (c *negatives) add(o negatives) {
+	if o.n == 0 {
+		return
+	}
+	if c.n == 0 || o.lowest < c.lowest {
+		c.lowest = o.lowest
+	}
+	c.n += o.n
 }

@@ -343,7 +343,7 @@ func partitionParts[I uint8 | uint16 | uint32](g *Segmentation, index []I) {
 		clear(held)
 		for i, q := range index[:hi] {
 			if int(q) == p {
-				held[i>>6] |= 1 << (i & 63)
+				held.set(i)
 			}
 		}
 		s := g.s.Slice(0, hi)

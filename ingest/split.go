@@ -126,19 +126,11 @@ func partition[T any](col []T, held heldSet, k int, buf []uint32, w int, enc fun
 			wr++
 			continue
 		}
-		b := enc(v)
-		buf[m] = uint32(b)
-		if w == 2 {
-			buf[m+1] = uint32(b >> 32)
-		}
+		storeWords(buf[m:], w, enc(v))
 		m += w
 	}
 	for j := range k {
-		b := uint64(buf[j*w])
-		if w == 2 {
-			b |= uint64(buf[j*w+1]) << 32
-		}
-		col[wr+j] = dec(b)
+		col[wr+j] = dec(loadWords(buf[j*w:], w))
 	}
 }
 
@@ -151,11 +143,7 @@ func unpartition[T any](col []T, held heldSet, k int, buf []uint32, w int, enc f
 	}
 	n := len(col)
 	for j, v := range col[n-k:] {
-		b := enc(v)
-		buf[j*w] = uint32(b)
-		if w == 2 {
-			buf[j*w+1] = uint32(b >> 32)
-		}
+		storeWords(buf[j*w:], w, enc(v))
 	}
 	// From the end: the training items left to place are at col[:rd],
 	// none of them after i, so none is overwritten before it is read.
@@ -167,18 +155,34 @@ func unpartition[T any](col []T, held heldSet, k int, buf []uint32, w int, enc f
 			continue
 		}
 		m--
-		b := uint64(buf[m*w])
-		if w == 2 {
-			b |= uint64(buf[m*w+1]) << 32
-		}
-		col[i] = dec(b)
+		col[i] = dec(loadWords(buf[m*w:], w))
 	}
+}
+
+// storeWords writes the low w·32 bits of b to buf[0] and, for w = 2,
+// buf[1].
+func storeWords(buf []uint32, w int, b uint64) {
+	buf[0] = uint32(b)
+	if w == 2 {
+		buf[1] = uint32(b >> 32)
+	}
+}
+
+// loadWords reads back what storeWords wrote.
+func loadWords(buf []uint32, w int) uint64 {
+	b := uint64(buf[0])
+	if w == 2 {
+		b |= uint64(buf[1]) << 32
+	}
+	return b
 }
 
 // heldSet marks the items Split holds out, a bit an item.
 type heldSet []uint64
 
 func (h heldSet) has(i int) bool { return h[i>>6]&(1<<(i&63)) != 0 }
+
+func (h heldSet) set(i int) { h[i>>6] |= 1 << (i & 63) }
 
 // held marks the items Split holds out and counts them; it also returns
 // the shuffle's indexes (nil above 2³² items), which are done with.
@@ -212,7 +216,7 @@ func shuffleHeld[I uint32 | uint64](n, k int, rng *rand.Rand, idx []I) heldSet {
 	}
 	held := make(heldSet, (n+63)/64)
 	for _, i := range idx[:k] {
-		held[i>>6] |= 1 << (i & 63)
+		held.set(int(i))
 	}
 	return held
 }

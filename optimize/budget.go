@@ -37,10 +37,16 @@ func (b Budget) Cost(e Expectation) float64 { return e.TotalLag + b.PollCost*e.M
 // less by polling more may cost more. It is 1 when both are 0 and +Inf
 // when only opt's is.
 func (b Budget) Ratio(e, opt Expectation) float64 {
+	return ratio(b.Objective(e), b.Objective(opt))
+}
+
+// Objective returns the value schedules compare on under b (see Ratio),
+// seconds: e's mean lag under a budget, Cost(e) under a poll cost.
+func (b Budget) Objective(e Expectation) float64 {
 	if b.PollCost > 0 {
-		return ratio(b.Cost(e), b.Cost(opt))
+		return b.Cost(e)
 	}
-	return ratio(e.MeanLag, opt.MeanLag)
+	return e.MeanLag
 }
 
 // Errors of the solvers; errors.Is finds them in what Exact, SqrtRule and

@@ -26,15 +26,6 @@ func objectiveName(b optimize.Budget) string {
 	return "mean lag"
 }
 
-// objective is the value of e schedules compare on under b, seconds: the
-// mean lag, or under a poll cost optimize.Budget.Cost.
-func objective(b optimize.Budget, e optimize.Expectation) float64 {
-	if b.PollCost > 0 {
-		return b.Cost(e)
-	}
-	return e.MeanLag
-}
-
 // costSuffix is ", cost (lag + 0.05s/poll) 735ms" under a poll cost, ""
 // under a budget: what the lines giving a schedule's lag and polls add.
 func costSuffix(b optimize.Budget, e optimize.Expectation) string {

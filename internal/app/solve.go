@@ -312,7 +312,7 @@ func (d *derived) binding(s Solve) []string {
 		return nil
 	}
 	head := fmt.Sprintf("this schedule's %s is ×%s the exact optimum's (%s)", objectiveName(b),
-		ratioText(b.Ratio(r.Expected, free.Expected)), formatSeconds(objective(b, free.Expected)))
+		ratioText(b.Ratio(r.Expected, free.Expected)), formatSeconds(b.Objective(free.Expected)))
 	if len(unspent) > 0 {
 		head += " and it leaves " + strings.Join(unspent, " and ") + " unspent"
 	}
@@ -346,7 +346,7 @@ func (d *derived) binding(s Solve) []string {
 				gridRatio = min(gridRatio, b.Ratio(ub.Expected, ex.Expected))
 				if f := ratio(bestRatio, gridRatio); f > bindRatio {
 					causes = append(causes, cause{f, fmt.Sprintf("the nice bounds bind (×%s: the best of up to %d phases ending at them against the best ending anywhere, %s): --nice-bounds takes other bounds; without it phases end at any poll",
-						ratioText(f), optimize.MaxPhases, formatSeconds(objective(b, ub.Expected)))})
+						ratioText(f), optimize.MaxPhases, formatSeconds(b.Objective(ub.Expected)))})
 				}
 			}
 			if gridRatio > bindRatio {

@@ -40,7 +40,7 @@ func main() {
 	// cost 4% more CPU on 10⁷ rows and cut the peak memory by a third
 	// (docs/performance.md, Memory). GOGC, when set, decides.
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(25)
+		debug.SetGCPercent(app.GCPercent)
 	}
 	if err := run(os.Args, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintf(os.Stderr, "pollfit: %v\n", err)

@@ -266,3 +266,35 @@ func TestSplitInPlaceUndoIssue18(t *testing.T) {
 		})
 	}
 }
+
+// TestShuffleHeld24Issue18: the shuffle on 3-byte indexes holds out the
+// items the 4-byte one does, draw for draw, and packed24 keeps every value
+// below 2²⁴ at every alignment in its words without touching neighbours.
+func TestShuffleHeld24Issue18(t *testing.T) {
+	for _, c := range []struct {
+		n int
+		h float64
+	}{{1, 0}, {2, 0.5}, {7, 0.3}, {64, 0.3}, {65, 0.9}, {1000, 0.3}, {99991, 0.3}, {100000, 0.01}, {100000, 0.6}} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			k := int(math.Round(c.h * float64(c.n)))
+			want := shuffleHeld(c.n, k, rand.New(rand.NewPCG(seed, 0x73706c6974)), make([]uint32, c.n))
+			got := shuffleHeld24(c.n, k, rand.New(rand.NewPCG(seed, 0x73706c6974)), make24(c.n))
+			if !slices.Equal(got, want) {
+				t.Errorf("n %d, k %d, seed %d: 3-byte indexes held other items", c.n, k, seed)
+			}
+		}
+	}
+	p := make24(10)
+	vals := []uint32{0xFFFFFF, 0, 0xABCDEF, 1, 0x800000, 0xFFFFFF, 0x123456, 0, 0xFFFFFF, 42}
+	for i, v := range vals {
+		p.set(i, v)
+	}
+	for i, v := range vals {
+		if got := p.get(i); got != v {
+			t.Errorf("packed24[%d] = %#x, want %#x", i, got, v)
+		}
+	}
+	if last := p[len(p)-1]; last != 0 {
+		t.Errorf("the spare word holds %#x, want 0", last)
+	}
+}

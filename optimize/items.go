@@ -40,6 +40,20 @@ type Items struct {
 // negative or NaN: callers validate data on reading. The slices are not
 // modified or kept.
 func NewItems(settle []float64, censored []bool, weight []float64) *Items {
+	return newItems(settle, censored, weight, false)
+}
+
+// NewItemsReorder is NewItems for a caller that does not read settle and
+// censored again: without weights it sorts them in place (the settled
+// items first, then the censored ones, each by time) instead of sorting
+// copies, which are the memory of the times (8 bytes an item) at the peak
+// of a plan on held-out rows (issue 18). The Items are the same as
+// NewItems's: the same floats, sorted and summed in the same order.
+func NewItemsReorder(settle []float64, censored []bool, weight []float64) *Items {
+	return newItems(settle, censored, weight, true)
+}
+
+func newItems(settle []float64, censored []bool, weight []float64, inPlace bool) *Items {
 	n := len(settle)
 	if (censored != nil && len(censored) != n) || (weight != nil && len(weight) != n) {
 		panic("optimize: NewItems: settle, censored and weight lengths differ")
@@ -60,7 +74,10 @@ func NewItems(settle []float64, censored []bool, weight []float64) *Items {
 	}
 	if !hasCens && weight == nil {
 		// Fast path: no censoring, unit weights.
-		ev := slices.Clone(settle)
+		ev := settle
+		if !inPlace {
+			ev = slices.Clone(settle)
+		}
 		for _, v := range ev {
 			if !(v >= 0) {
 				panic(fmt.Sprintf("optimize: NewItems: settle time %v is negative or NaN", v))
@@ -75,7 +92,7 @@ func NewItems(settle []float64, censored []bool, weight []float64) *Items {
 		return it.done()
 	}
 	if weight == nil {
-		return it.censoredUnit(settle, censored)
+		return it.censoredUnit(settle, censored, inPlace)
 	}
 	rows := make([]row, n)
 	for i, v := range settle {
@@ -184,19 +201,37 @@ func (it *Items) done() *Items {
 // rows of 24 bytes by a comparison took 3 s of evaluate's 5), and walked
 // together, events before censorings at equal times, redistributing as
 // NewItems does; with unit weights the weight after a row is the count of
-// rows after it.
-func (it *Items) censoredUnit(settle []float64, censored []bool) *Items {
+// rows after it. inPlace puts the two in settle itself (and censored's
+// flags with them), the settled first.
+func (it *Items) censoredUnit(settle []float64, censored []bool, inPlace bool) *Items {
 	n := len(settle)
-	ev := make([]float64, 0, n-it.censored)
-	ce := make([]float64, 0, it.censored)
-	for i, v := range settle {
+	for _, v := range settle {
 		if !(v >= 0) {
 			panic(fmt.Sprintf("optimize: NewItems: settle time %v is negative or NaN", v))
 		}
-		if censored[i] {
-			ce = append(ce, v)
-		} else {
-			ev = append(ev, v)
+	}
+	var ev, ce []float64
+	if inPlace {
+		m := 0
+		for i, v := range settle {
+			if !censored[i] {
+				settle[i], settle[m] = settle[m], v
+				m++
+			}
+		}
+		for i := range censored {
+			censored[i] = i >= m
+		}
+		ev, ce = settle[:m], settle[m:]
+	} else {
+		ev = make([]float64, 0, n-it.censored)
+		ce = make([]float64, 0, it.censored)
+		for i, v := range settle {
+			if censored[i] {
+				ce = append(ce, v)
+			} else {
+				ev = append(ev, v)
+			}
 		}
 	}
 	slices.Sort(ev)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/pollfit/pollfit/fit"
-	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/optimize"
 )
 
@@ -278,12 +277,12 @@ func formatCount(n float64) string {
 // scoreLag scores the derived schedule on the test rows' items (the
 // held-out rows, or the rows fitted when they are the same) with its lag's
 // standard error, and checks it against the expectation (see checkLag).
-func scoreLag(d *fit.Density, r *optimize.Result, items *optimize.Items, test, train *ingest.Sample, o optimize.Options, seed uint64) *lagCheck {
+func scoreLag(d *fit.Density, r *optimize.Result, items *optimize.Items, heldOut, weighted bool, o optimize.Options, seed uint64) *lagCheck {
 	if items == nil {
 		return nil
 	}
 	sc := optimize.ScoreSchedule(r.Schedule, items, optimize.ScoreOptions{Ages: []time.Duration{}, Seed: seed, LagSE: true})
-	c := checkLag(d, r, sc, items, test != train, test.Weights != nil, o)
+	c := checkLag(d, r, sc, items, heldOut, weighted, o)
 	return &c
 }
 

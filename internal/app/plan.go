@@ -309,10 +309,6 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		}
 		dist = d
 	}
-	der, err := sv.solve(dist, true)
-	if err != nil {
-		return nil, err
-	}
 	h := sv.Options.Horizon
 	beyond := 0.0
 	if model != nil {
@@ -320,17 +316,38 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	} else {
 		beyond = settledBeyond(train, h.Seconds())
 	}
-	if w := horizonCut(beyond, h); w != "" {
-		der.Result.Warnings = append(der.Result.Warnings, w)
-	}
-	sec := &section{Segment: segment, Density: d, Derived: der, Note: note, HorizonNote: hnote, Train: train, Test: test, HeldOut: test != train, restore: restore}
+	sec := &section{Segment: segment, Density: d, Note: note, HorizonNote: hnote, Train: train, Test: test, HeldOut: test != train, restore: restore}
 	if model == nil {
 		if sec.Batches, err = p.batches.find(train); err != nil {
 			return nil, err
 		}
-		if sec.Batches != nil && sec.Batches.Found {
-			planClock(sec, dist, sv)
-		}
+	}
+	// What is scored is the test rows' items; the rows themselves are read
+	// after this only for their creation instants (the wall-clock plan and
+	// its scoring). Without those, rows this plan owns and nothing reads
+	// again go before the schedule search: collected here, the sample (9
+	// bytes a row) is not under the search's and the scoring's peaks.
+	weighted := test.Weights != nil
+	var items *optimize.Items
+	if p.ownsRows && !p.keepOrder && sample.Created == nil {
+		items = optimize.NewItemsReorder(test.Times, test.Censored, test.Weights)
+		sample, train, test = nil, nil, nil
+		sec.Train, sec.Test = nil, nil
+		runtime.GC()
+		collectAsBefore()
+	} else {
+		items = itemsOf(test)
+	}
+	der, err := sv.solve(dist, true)
+	if err != nil {
+		return nil, err
+	}
+	sec.Derived = der
+	if w := horizonCut(beyond, h); w != "" {
+		der.Result.Warnings = append(der.Result.Warnings, w)
+	}
+	if sec.Batches != nil && sec.Batches.Found {
+		planClock(sec, dist, sv)
 	}
 	derivedSched := sec.schedule()
 	derivedSched.Name = "pollfit"
@@ -360,7 +377,6 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	if err == nil {
 		scheds = append(scheds, fixed)
 	}
-	items := itemsOf(test)
 	scored := scoringOf(test, items)
 	ages, labels = HorizonAges(ages, labels, o.Horizon)
 	sec.Ages, sec.Labels = ages, labels
@@ -374,7 +390,7 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		held := scored.score(sec.Clock.Schedule, optimize.ScoreOptions{Ages: []time.Duration{}, LagSE: true})
 		sec.ClockTest = &held
 	case model == nil:
-		sec.Lag = scoreLag(d, der.Result, items, test, train, o, p.Seed)
+		sec.Lag = scoreLag(d, der.Result, items, sec.HeldOut, weighted, o, p.Seed)
 	}
 	return sec, nil
 }

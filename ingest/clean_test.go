@@ -118,6 +118,16 @@ func TestIssue15RepeatedRows(t *testing.T) {
 	if _, rep, err := ReadCSV(strings.NewReader("t\n1\n1\n1\n"), "one.csv", ReadOptions{Column: "t"}); err != nil || rep.Repeated != 0 || len(rep.Warnings) != 0 {
 		t.Errorf("one column: %v, %v; want nothing repeated", rep, err)
 	}
+	// A duration with the columns read beside it (status, segment): equal
+	// lines are ties of rounded values, not counted. A column not read
+	// (an id) makes them repeats.
+	ties := "t,status,m\n0.25,done,x\n0.25,done,x\n1,pending,y\n"
+	if _, rep, err := ReadCSV(strings.NewReader(ties), "ties.csv", ReadOptions{Column: "t", Status: "status", Pending: []string{"pending"}, Segment: "m"}); err != nil || rep.Repeated != 0 || len(rep.Warnings) != 0 {
+		t.Errorf("columns in use only: %v, %v; want nothing repeated", rep, err)
+	}
+	if _, rep, err := ReadCSV(strings.NewReader(ties), "ties.csv", ReadOptions{Column: "t", Status: "status", Pending: []string{"pending"}}); err != nil || rep.Repeated != 1 {
+		t.Errorf("a column not read: %v, %v; want 1 repeated", rep, err)
+	}
 	// Parquet: by the columns in use, with timestamps; not with a
 	// duration column alone.
 	dir := t.TempDir()

@@ -185,8 +185,7 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 	}
 	m.warnLayout(header, part, p)
 	m.noteUnit(p, [nRoles]int64{})
-	if p.opt.Dedupe == "" && len(header) > 1 {
-		// Lines of one field are the values alone: they repeat by chance.
+	if p.opt.Dedupe == "" && p.identifies(header) {
 		f.rep = &m.repeats
 	}
 	headerLines := bytes.Count(data[:hdrEnd], []byte{'\n'})

@@ -645,6 +645,7 @@ func (w *csvWorker) fast(data []byte, b *batch) {
 			rec = rec[:len(rec)-1]
 		}
 		if len(rec) == 0 {
+			b.blank++
 			continue
 		}
 		if sampling {
@@ -749,6 +750,7 @@ func (w *csvWorker) quoted(data []byte, b *batch) {
 			return
 		}
 		if len(fields) == 1 && len(fields[0]) == 0 && w.offs[0] >= 0 {
+			b.blank++
 			continue // blank line
 		}
 		if sampling {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -386,5 +387,27 @@ func TestBlankLinesCounted(t *testing.T) {
 				t.Errorf("%s, chunk %d: %d rows, report %q (blank %d); want 3 rows, 3 blank lines", c.name, chunk, s.Len(), rep.String(), rep.BlankLines)
 			}
 		}
+	}
+}
+
+// TestParquetNamedTextFile: a CSV file named .parquet says so and what to
+// do, instead of failing on Parquet's magic bytes; binary junk so named
+// still fails as a damaged Parquet file.
+func TestParquetNamedTextFile(t *testing.T) {
+	dir := t.TempDir()
+	txt := filepath.Join(dir, "x.parquet")
+	if err := os.WriteFile(txt, []byte("id,settle_s\na,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := Read([]string{txt}, ReadOptions{Column: "settle_s"})
+	if err == nil || !strings.Contains(err.Error(), `x.parquet is named as Parquet but holds text ("id,settle_s\na,1\n"): if it is CSV, name it .csv`) {
+		t.Errorf("text named .parquet: %v", err)
+	}
+	bin := filepath.Join(dir, "y.parquet")
+	if err := os.WriteFile(bin, []byte{0, 1, 2, 3, 4, 5, 6, 7, 8}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Read([]string{bin}, ReadOptions{Column: "settle_s"}); err == nil || strings.Contains(err.Error(), "holds text") {
+		t.Errorf("binary named .parquet: %v", err)
 	}
 }

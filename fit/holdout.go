@@ -2,7 +2,6 @@ package fit
 
 import (
 	"math"
-	"math/rand/v2"
 
 	"github.com/pollfit/pollfit/ingest"
 )
@@ -21,20 +20,16 @@ const evalCellRel = 1e-6
 
 // split draws a seeded random holdout: a share frac of the rows (at least
 // one, leaving at least two) goes to test, the rest to train. Rows keep
-// their order within each part.
+// their order within each part. They are the rows ingest.Sample.Split
+// holds out for the same share and seed (plan's, compare's), but on
+// samples too small for that share.
 func split(s *ingest.Sample, frac float64, seed uint64) (train, test *ingest.Sample) {
 	n := s.Len()
-	k := int(math.Round(frac * float64(n)))
-	k = max(1, min(k, n-2))
 	if n < 3 {
 		return s, nil
 	}
-	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	held := make([]bool, n)
-	for _, i := range r.Perm(n)[:k] {
-		held[i] = true
-	}
-	return s.Subset(func(i int) bool { return !held[i] }), s.Subset(func(i int) bool { return held[i] })
+	k := int(math.Round(frac * float64(n)))
+	return s.SplitCount(max(1, min(k, n-2)), seed)
 }
 
 // HoldoutLogLik returns the mean log-likelihood per item of the sample

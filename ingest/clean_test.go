@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -117,6 +118,16 @@ func TestIssue15RepeatedRows(t *testing.T) {
 	// One column: equal lines are ties, not repeats, and are not counted.
 	if _, rep, err := ReadCSV(strings.NewReader("t\n1\n1\n1\n"), "one.csv", ReadOptions{Column: "t"}); err != nil || rep.Repeated != 0 || len(rep.Warnings) != 0 {
 		t.Errorf("one column: %v, %v; want nothing repeated", rep, err)
+	}
+	// A duration with the columns read beside it (status, segment): equal
+	// lines are ties of rounded values, not counted. A column not read
+	// (an id) makes them repeats.
+	ties := "t,status,m\n0.25,done,x\n0.25,done,x\n1,pending,y\n"
+	if _, rep, err := ReadCSV(strings.NewReader(ties), "ties.csv", ReadOptions{Column: "t", Status: "status", Pending: []string{"pending"}, Segment: "m"}); err != nil || rep.Repeated != 0 || len(rep.Warnings) != 0 {
+		t.Errorf("columns in use only: %v, %v; want nothing repeated", rep, err)
+	}
+	if _, rep, err := ReadCSV(strings.NewReader(ties), "ties.csv", ReadOptions{Column: "t", Status: "status", Pending: []string{"pending"}}); err != nil || rep.Repeated != 1 {
+		t.Errorf("a column not read: %v, %v; want 1 repeated", rep, err)
 	}
 	// Parquet: by the columns in use, with timestamps; not with a
 	// duration column alone.
@@ -354,5 +365,49 @@ func TestIssue15Epoch(t *testing.T) {
 	s, _, err := Read([]string{pq}, ReadOptions{Start: "a", End: "b", Epoch: Nanosecond})
 	if err != nil || !slices.Equal(s.Times, []float64{1e-9}) {
 		t.Errorf("parquet ns epochs: %v, %v; want [1e-09]", s, err)
+	}
+}
+
+// TestBlankLinesCounted: blank lines are skipped, not rows, and counted
+// in the report, on the unquoted and the quoted paths, and at every
+// chunking.
+func TestBlankLinesCounted(t *testing.T) {
+	for _, c := range []struct{ name, in string }{
+		{"plain", "t\n1\n\n2\r\n\r\n3\n\n"},
+		{"quoted", "t\n\"1\"\n\n2\r\n\r\n3\n\n"},
+	} {
+		for _, chunk := range []int{1 << 21, 3} {
+			chunkSize = chunk
+			s, rep, err := ReadCSV(strings.NewReader(c.in), "b.csv", ReadOptions{Column: "t"})
+			chunkSize = 1 << 21
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Read != 3 || s.Len() != 3 || rep.BlankLines != 3 || !strings.HasSuffix(rep.String(), "; skipped 3 blank lines") {
+				t.Errorf("%s, chunk %d: %d rows, report %q (blank %d); want 3 rows, 3 blank lines", c.name, chunk, s.Len(), rep.String(), rep.BlankLines)
+			}
+		}
+	}
+}
+
+// TestParquetNamedTextFile: a CSV file named .parquet says so and what to
+// do, instead of failing on Parquet's magic bytes; binary junk so named
+// still fails as a damaged Parquet file.
+func TestParquetNamedTextFile(t *testing.T) {
+	dir := t.TempDir()
+	txt := filepath.Join(dir, "x.parquet")
+	if err := os.WriteFile(txt, []byte("id,settle_s\na,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := Read([]string{txt}, ReadOptions{Column: "settle_s"})
+	if err == nil || !strings.Contains(err.Error(), `x.parquet is named as Parquet but holds text ("id,settle_s\na,1\n"): if it is CSV, name it .csv`) {
+		t.Errorf("text named .parquet: %v", err)
+	}
+	bin := filepath.Join(dir, "y.parquet")
+	if err := os.WriteFile(bin, []byte{0, 1, 2, 3, 4, 5, 6, 7, 8}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Read([]string{bin}, ReadOptions{Column: "settle_s"}); err == nil || strings.Contains(err.Error(), "holds text") {
+		t.Errorf("binary named .parquet: %v", err)
 	}
 }

@@ -185,8 +185,7 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 	}
 	m.warnLayout(header, part, p)
 	m.noteUnit(p, [nRoles]int64{})
-	if p.opt.Dedupe == "" && len(header) > 1 {
-		// Lines of one field are the values alone: they repeat by chance.
+	if p.opt.Dedupe == "" && p.identifies(header) {
 		f.rep = &m.repeats
 	}
 	headerLines := bytes.Count(data[:hdrEnd], []byte{'\n'})
@@ -646,6 +645,7 @@ func (w *csvWorker) fast(data []byte, b *batch) {
 			rec = rec[:len(rec)-1]
 		}
 		if len(rec) == 0 {
+			b.blank++
 			continue
 		}
 		if sampling {
@@ -750,6 +750,7 @@ func (w *csvWorker) quoted(data []byte, b *batch) {
 			return
 		}
 		if len(fields) == 1 && len(fields[0]) == 0 && w.offs[0] >= 0 {
+			b.blank++
 			continue // blank line
 		}
 		if sampling {

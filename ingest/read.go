@@ -324,6 +324,9 @@ type Report struct {
 	Censored int            `json:"censored"`
 	Excluded int            `json:"excluded"`
 	Dropped  map[string]int `json:"dropped"`
+	// BlankLines counts the blank lines of CSV input, which are skipped,
+	// not rows (a line of a one-column file is a row only with a value).
+	BlankLines int `json:"blank_lines,omitempty"`
 	// Files is the number of input files read.
 	Files int `json:"files,omitempty"`
 	// Items is the total count of binned input (0 for raw input).
@@ -389,6 +392,9 @@ func (r *Report) String() string {
 			fmt.Fprintf(&b, "%s %d", k, r.Dropped[k])
 		}
 		b.WriteString(")")
+	}
+	if r.BlankLines > 0 {
+		fmt.Fprintf(&b, "; skipped %s", howMany(r.BlankLines, "blank line"))
 	}
 	return b.String()
 }

@@ -306,6 +306,7 @@ type batch struct {
 	segIdx   map[string]int32
 
 	read, used, excluded, censored int
+	blank                          int // blank lines skipped (CSV)
 	items                          float64
 	dropped                        [nReasons]int
 
@@ -1051,6 +1052,7 @@ func (m *merger) add(b *batch) error {
 		}
 	}
 	m.rep.Read += b.read
+	m.rep.BlankLines += b.blank
 	m.rep.Used += b.used
 	m.rep.Excluded += b.excluded
 	m.rep.Censored += b.censored

@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // input is one file to read, with the Hive partition values of its path.
@@ -252,21 +253,36 @@ func dataFileName(name string) bool {
 func newInput(path string, size int64) (input, error) {
 	in := input{path: path, size: size, part: partitions(path)}
 	lower := strings.ToLower(path)
-	in.parquet = strings.HasSuffix(lower, ".parquet") || strings.HasSuffix(lower, ".pq")
-	if !in.parquet {
-		f, err := os.Open(path)
-		if err != nil {
-			return in, err
-		}
-		var magic [4]byte
-		n, _ := io.ReadFull(f, magic[:])
-		f.Close()
-		in.parquet = n == 4 && string(magic[:]) == "PAR1"
-		for _, c := range codecs {
-			in.compressed = in.compressed || strings.HasPrefix(string(magic[:n]), c.magic)
-		}
+	named := strings.HasSuffix(lower, ".parquet") || strings.HasSuffix(lower, ".pq")
+	f, err := os.Open(path)
+	if err != nil {
+		return in, err
+	}
+	var head [64]byte
+	n, _ := io.ReadFull(f, head[:])
+	f.Close()
+	in.parquet = named || n >= 4 && string(head[:4]) == "PAR1"
+	for _, c := range codecs {
+		in.compressed = in.compressed || !named && strings.HasPrefix(string(head[:n]), c.magic)
+	}
+	if named && n >= 4 && string(head[:4]) != "PAR1" && looksText(head[:n]) {
+		return in, fmt.Errorf("%w: %s is named as Parquet but holds text (%s): if it is CSV, name it .csv", ErrCorrupt, path, quote(head[:min(n, 32)]))
 	}
 	return in, nil
+}
+
+// looksText reports whether the first bytes of a file are text: printable
+// ASCII or UTF-8, tabs and line ends, with a line end or a delimiter.
+func looksText(b []byte) bool {
+	if !utf8.Valid(b) && !utf8.Valid(b[:max(0, len(b)-3)]) { // a rune cut at the end
+		return false
+	}
+	for _, c := range b {
+		if c < ' ' && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
+			return false
+		}
+	}
+	return bytes.ContainsAny(b, "\n,;\t|")
 }
 
 // maxListed is the most column names an error lists.

@@ -20,8 +20,24 @@ import (
 // holdout is the share held out, 0 ≤ holdout < 1; Split panics outside
 // that range (callers check the flag).
 func (s *Sample) Split(holdout float64, seed uint64) (train, test *Sample) {
-	held, _, _ := s.held(holdout, seed)
+	return s.SplitCount(holdoutCount(holdout, s.Len()), seed)
+}
+
+// SplitCount is Split holding out k items, 0 ≤ k ≤ n (fit's holdout
+// keeps one item to score and two to fit on small samples); Split with a
+// holdout of k/n holds out the same items. It panics for k outside [0, n].
+func (s *Sample) SplitCount(k int, seed uint64) (train, test *Sample) {
+	held, _ := s.held(k, seed)
 	return s.pick(func(i int) bool { return !held.has(i) }, true), s.pick(held.has, true)
+}
+
+// holdoutCount is the number of items a holdout share of n holds out,
+// round(holdout·n); it panics outside [0, 1) (callers check the flag).
+func holdoutCount(holdout float64, n int) int {
+	if !(holdout >= 0 && holdout < 1) {
+		panic(fmt.Sprintf("ingest: Split: holdout %v is not in [0, 1)", holdout))
+	}
+	return int(math.Round(holdout * float64(n)))
 }
 
 // SplitInPlace returns the parts Split returns for the same holdout and
@@ -50,7 +66,8 @@ func (s *Sample) SplitInPlace(holdout float64, seed uint64) (train, test *Sample
 // out of all items after those are planned) so holds a bit an item
 // instead of a copy of the sample.
 func (s *Sample) SplitInPlaceUndo(holdout float64, seed uint64) (train, test *Sample, undo func()) {
-	held, k, buf := s.held(holdout, seed)
+	k := holdoutCount(holdout, s.Len())
+	held, buf := s.held(k, seed)
 	if len(buf) < 2*k {
 		buf = make([]uint32, 2*k)
 	}
@@ -184,14 +201,13 @@ func (h heldSet) has(i int) bool { return h[i>>6]&(1<<(i&63)) != 0 }
 
 func (h heldSet) set(i int) { h[i>>6] |= 1 << (i & 63) }
 
-// held marks the items Split holds out and counts them; it also returns
-// the shuffle's indexes (nil above 2³² items), which are done with.
-func (s *Sample) held(holdout float64, seed uint64) (held heldSet, k int, scratch []uint32) {
-	if !(holdout >= 0 && holdout < 1) {
-		panic(fmt.Sprintf("ingest: Split: holdout %v is not in [0, 1)", holdout))
-	}
+// held marks the k items Split holds out; it also returns the shuffle's
+// indexes as words (nil above 2³² items), which are done with.
+func (s *Sample) held(k int, seed uint64) (held heldSet, scratch []uint32) {
 	n := s.Len()
-	k = int(math.Round(holdout * float64(n)))
+	if k < 0 || k > n {
+		panic(fmt.Sprintf("ingest: Split: %d items held out of %d", k, n))
+	}
 	// Shuffle the first k positions only (a partial Fisher–Yates): they
 	// are a uniform random k-subset.
 	// Indexes as uint32 (4 bytes an item, not 8) below 2³² items; the
@@ -201,13 +217,13 @@ func (s *Sample) held(holdout float64, seed uint64) (held heldSet, k int, scratc
 		// 3 bytes an index below 2²⁴ items: at 10⁷ rows the shuffle is
 		// the plan's peak, 10 MB lower so (issue 18).
 		idx := make24(n)
-		return shuffleHeld24(n, k, rng, idx), k, idx
+		return shuffleHeld24(n, k, rng, idx), idx
 	}
 	if n <= math.MaxUint32 {
 		scratch = bulk.Make[uint32](n, n)
-		return shuffleHeld(n, k, rng, scratch), k, scratch
+		return shuffleHeld(n, k, rng, scratch), scratch
 	}
-	return shuffleHeld(n, k, rng, bulk.Make[uint64](n, n)), k, nil
+	return shuffleHeld(n, k, rng, bulk.Make[uint64](n, n)), nil
 }
 
 // shuffleHeld marks the first k of a partial Fisher–Yates shuffle of the

@@ -333,7 +333,10 @@ func (m *merger) warnMagnitude(named Unit) {
 		what = "short"
 	}
 	// The units nearest the one used that put the median between 1 ms
-	// and a day, at most two.
+	// and a day, at most two, and a third of ns, µs, ms and s: those are
+	// the units logs count in, 1000 times apart, and all three below
+	// seconds can put a median of days there (2·10⁶ read as seconds is 23
+	// days: 34 minutes in ms, 2 s in µs, 2 ms in ns).
 	var alts []string
 	if m.rep.UnitFrom != UnitFromType {
 		cur := m.rep.Unit
@@ -348,7 +351,7 @@ func (m *merger) warnMagnitude(named Unit) {
 		})
 		for _, c := range near {
 			v := med * c.u.seconds() / cur.seconds() // the values read in c
-			if c.u != cur && v >= 1e-3 && v <= hi && len(alts) < 2 {
+			if c.u != cur && v >= 1e-3 && v <= hi && (len(alts) < 2 || len(alts) < 3 && c.u.seconds() <= 1) {
 				why := ""
 				if c.u == named {
 					why = " (as the column name says)"

@@ -410,6 +410,18 @@ func TestIssue15ImplausibleMagnitude(t *testing.T) {
 	if len(rep.Warnings) != 1 || rep.Warnings[0] != want {
 		t.Errorf("s read as ns: warnings %q, want %q", rep.Warnings, want)
 	}
+	// Nanoseconds in a column whose name says no unit, read as seconds
+	// (the default): a median of 2·10⁶ s, 23 days. ms and µs are nearer,
+	// but ns, the truth here, is offered too.
+	in = "dur\n1900000\n2000000\n2300000\n"
+	_, rep, err = ReadCSV(strings.NewReader(in), "ns.csv", ReadOptions{Column: "dur"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = "the median settle time is about 23 days, implausibly long (values read as s, the default): is the unit wrong? --unit ms reads it as 33min, --unit us reads it as 2s, --unit ns reads it as 2ms"
+	if len(rep.Warnings) != 1 || rep.Warnings[0] != want {
+		t.Errorf("ns read as s: warnings %q, want %q", rep.Warnings, want)
+	}
 	// Binned input: the weighted median of the bins' items, here in
 	// [1 s, 3 s) when the bounds are read as ns.
 	bins := "lower,upper,count\n0,1000000000,5\n1000000000,3000000000,20\n"

@@ -130,6 +130,7 @@ var cliCases = []struct {
 	// the held-out one beyond its band warned about; the grid as CSV, with
 	// a segment column under --segment.
 	{"fit_holdout_latency", "fit|-i|fixtures/latency.csv|-c|Latency(ms)|--unit|ms|--holdout|0.3|-o|/dev/null", 0},
+	{"fit_quiet_warns", "fit|-q|-i|fixtures/latency.csv|-c|Latency(ms)|--unit|ms|--method|weibull|--holdout|0.3|-o|/dev/null", 0},
 	{"fit_csv", "fit|-i|fixtures/latency.csv|-c|Latency(ms)|--unit|ms|--grid|16|--format|csv|-q", 0},
 	{"fit_csv_segments", "fit|-i|fixtures/payments.csv|-c|settle_s|--segment|method|--grid|16|-f|csv|-q", 0},
 	{"fit_bad_format", "fit|-i|fixtures/payments.csv|-c|settle_s|--format|parquet", 2},

@@ -126,10 +126,12 @@ type Density struct {
 	Mixture *Mixture `json:"mixture,omitempty"`
 
 	// KS is the Kolmogorov–Smirnov distance of the estimate from the rows
-	// it was fitted on (see KS; no sampling band: the fit was drawn
-	// towards them). Nil for a model given without data.
+	// it was fitted on, with the one-sample band that is conservative for
+	// it (the fit was drawn towards them; see KS, ScoreInSample). Nil for
+	// a model given without data.
 	KS *KS `json:"ks,omitempty"`
-	// HoldoutKS is the distance from held-out rows, with its DKW95 band;
+	// HoldoutKS is the distance from held-out rows, with its two-sample
+	// Band95;
 	// nil without a holdout. See ScoreHoldout.
 	HoldoutKS *KS `json:"ks_holdout,omitempty"`
 	// HoldoutLogLik is the mean held-out log-likelihood per item, in
@@ -141,6 +143,10 @@ type Density struct {
 	Atoms    []Atom   `json:"atoms"`
 	Grid     `json:"grid"`
 	KM       *KaplanMeier `json:"km,omitempty"`
+
+	// inSampleWarning is ScoreInSample's warning, which ScoreHoldout
+	// removes from Warnings.
+	inSampleWarning string
 
 	// contCDF is the CDF of the continuous part on T, computed on demand.
 	contCDF []float64

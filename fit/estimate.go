@@ -185,6 +185,7 @@ func Estimate(s *ingest.Sample, opt Options) (*Density, error) {
 		}
 		d.KS = &k
 	}
+	d.ScoreInSample()
 	if test != nil {
 		d.ScoreHoldout(test)
 	}

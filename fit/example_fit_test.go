@@ -115,9 +115,14 @@ func ExampleKSDistance() {
 	s := &ingest.Sample{Times: []float64{1, 2, 2, 3, 4}, Censored: []bool{false, false, false, true, false}}
 	k := fit.KSDistance(d, s)
 	fmt.Printf("D = %.4f at %g s\n", k.D, k.At)
-	// On rows held out of a fit, sampling error alone stays within:
-	fmt.Printf("95%% band for 1000 held-out rows: %.4f\n", fit.DKWBand(1000, 0.05))
+	// A given model's distance from 1000 rows stays within this band by
+	// sampling error alone (1.358/√1000):
+	fmt.Printf("95%% band, model given, 1000 rows: %.4f\n", fit.DKWBand(1000, 0.05))
+	// A fit on 2333 rows scored on 1000 held out carries both samples'
+	// error (1.358·√(1/2333 + 1/1000)):
+	fmt.Printf("95%% band, fit on 2333 rows, 1000 held out: %.4f\n", fit.KSBand(2333, 1000, 0.05))
 	// Output:
 	// D = 0.4321 at 2 s
-	// 95% band for 1000 held-out rows: 0.0429
+	// 95% band, model given, 1000 rows: 0.0429
+	// 95% band, fit on 2333 rows, 1000 held out: 0.0513
 }

@@ -154,22 +154,26 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "%s; ", d.Mixture)
 		}
 		fmt.Fprintf(stderr, "stuck share %.3g", d.StuckShare)
-		if d.KS != nil {
-			fmt.Fprintf(stderr, ", KS %.3g at %s", d.KS.D, formatSeconds(d.KS.At))
+		if k := d.KS; k != nil {
+			fmt.Fprintf(stderr, ", KS %.3g at %s", k.D, formatSeconds(k.At))
+			if d.HoldoutKS == nil && k.Band95 > 0 {
+				fmt.Fprintf(stderr, " (in-sample; conservative 95%% band %.3g)", k.Band95)
+			}
 		}
 		if d.HoldoutN > 0 {
 			fmt.Fprintf(stderr, ", held-out log-likelihood %.4f per row (%d rows)", d.HoldoutLogLik, d.HoldoutN)
 		}
 		if k := d.HoldoutKS; k != nil {
-			fmt.Fprintf(stderr, ", held-out KS %.3g (95%% band %.3g)", k.D, k.DKW95)
+			fmt.Fprintf(stderr, ", held-out KS %.3g (95%% two-sample band %.3g)", k.D, k.Band95)
 		}
 		fmt.Fprintln(stderr)
-		for _, w := range d.Warnings {
-			fmt.Fprintf(stderr, "warning: %s\n", w)
-		}
-		if clockLine != "" {
-			fmt.Fprintln(stderr, clockLine)
-		}
+	}
+	// Warnings print with -q too: it drops progress and counts only.
+	for _, w := range out.Density.Warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	if !f.Input.Quiet && clockLine != "" {
+		fmt.Fprintln(stderr, clockLine)
 	}
 	if f.Format == "csv" {
 		return outfile.Write(f.Out, stdout, func(w io.Writer) error { return writeGridCSV(w, out) })

@@ -629,19 +629,27 @@ func fitFacts(s *section) (facts, goodness []html.Fact) {
 		facts = append(facts, html.Fact{Label: a.Kind(), Value: a.String()})
 	}
 	if k := d.KS; k != nil {
-		goodness = append(goodness, html.Fact{Label: "KS distance, rows fitted", Value: fmt.Sprintf("%.3g", k.D),
-			Note: fmt.Sprintf("on %s rows; at %s (fit %s the data over %s–%s); no sampling band: the fit was drawn towards these rows",
-				thousands(k.Rows), formatSeconds(k.At), side(k.Diff), formatSeconds(k.From), formatSeconds(k.To))})
+		f := html.Fact{Label: "KS distance, rows fitted", Value: fmt.Sprintf("%.3g", k.D)}
+		f.Note = fmt.Sprintf("on %s rows; at %s (fit %s the data over %s–%s)",
+			thousands(k.Rows), formatSeconds(k.At), side(k.Diff), formatSeconds(k.From), formatSeconds(k.To))
+		switch {
+		case k.Band95 > 0 && k.D > k.Band95 && k.D > fit.KSWarnFloor:
+			f.Note += fmt.Sprintf("; beyond the one-sample 95%% band %.3g, which is conservative on the rows fitted: the fit misses the data", k.Band95)
+			f.Warn = d.HoldoutKS == nil
+		default:
+			f.Note += "; biased low: the fit was drawn towards these rows"
+		}
+		goodness = append(goodness, f)
 	}
 	if k := d.HoldoutKS; k != nil {
 		f := html.Fact{Label: "KS distance, held-out rows", Value: fmt.Sprintf("%.3g", k.D)}
-		if k.D > k.DKW95 {
-			f.Note = fmt.Sprintf("beyond its 95%% sampling band %.3g (Dvoretzky–Kiefer–Wolfowitz, %s rows): the fit misses the data at %s (fit %s it over %s–%s)",
-				k.DKW95, thousands(k.Rows), formatSeconds(k.At), side(k.Diff), formatSeconds(k.From), formatSeconds(k.To))
+		if k.D > k.Band95 {
+			f.Note = fmt.Sprintf("beyond its 95%% two-sample band %.3g (Smirnov, %s rows fitted, %s held out): the fit misses the data at %s (fit %s it over %s–%s)",
+				k.Band95, thousands(int(math.Round(k.FittedN))), thousands(k.Rows), formatSeconds(k.At), side(k.Diff), formatSeconds(k.From), formatSeconds(k.To))
 			f.Warn = true
 		} else {
-			f.Note = fmt.Sprintf("within its 95%% sampling band %.3g (Dvoretzky–Kiefer–Wolfowitz, %s rows): as close as sampling error allows",
-				k.DKW95, thousands(k.Rows))
+			f.Note = fmt.Sprintf("within its 95%% two-sample band %.3g (Smirnov, %s rows fitted, %s held out): as close as sampling error allows",
+				k.Band95, thousands(int(math.Round(k.FittedN))), thousands(k.Rows))
 		}
 		goodness = append(goodness, f)
 	}

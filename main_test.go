@@ -100,6 +100,11 @@ var cliCases = []struct {
 	{"optimize_dist_segment", "optimize|--dist|lognormal:mu=1,sigma=0.8|--budget|30|--segment|method", 2},
 	{"evaluate_segment_without_input", "evaluate|-s|now|--segment|method", 2},
 	{"export_segment", "export|-s|now|--segment|method", 2},
+	// A segment named "other" is not merged with the folded ones (their
+	// part is "other (folded)"); when every segment folds, all items
+	// alone, once.
+	{"segment_named_other", "evaluate|-i|testdata/input/segment_other.csv|-c|settle_s|--segment|seg|-s|now", 0},
+	{"segment_all_folded", "plan|-i|testdata/input/segment_other.csv|-c|settle_s|--segment|seg|--min-segment-rows|300|--budget|10|-q", 0},
 	{"fit_bad_min_segment_rows", "fit|-i|fixtures/payments.csv|-c|settle_s|--segment|method|--min-segment-rows|-1", 2},
 	// Issue 14: a wall-clock phase in the JSON document; refused, naming
 	// the flag, with a poll list, jitter or a single gap after it, and by

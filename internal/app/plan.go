@@ -534,8 +534,8 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 		}
 	}
 	b := p.Solve.Budget
-	fmt.Fprintf(w, "expected: mean lag %s, %d stuck polls, %.3g mean polls, caught %.1f%%%s\n",
-		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught, costSuffix(b, r.Expected))
+	fmt.Fprintf(w, "expected: mean lag %s, %d stuck %s, %s, caught %.1f%%%s\n",
+		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, plural(r.Expected.StuckPolls, "poll"), meanPollsText(r.Expected.MeanPolls), 100*r.Expected.Caught, costSuffix(b, r.Expected))
 	writeLagCheck(w, s)
 	if ex := s.Derived.Exact; ex != nil && ex != r {
 		fmt.Fprintf(w, "exact optimum (same min gap): %s", optimumText(b, r.Expected, ex.Expected))

@@ -230,6 +230,9 @@ var cliCases = []struct {
 	{"input_one_row", "plan|-i|testdata/input/one_row.csv|-c|settle_s|--budget|10", 1},
 	{"input_two_rows", "plan|-i|testdata/input/two_rows.csv|-c|settle_s|--budget|10", 1},
 	{"input_two_rows_holdout0", "plan|-i|testdata/input/two_rows.csv|-c|settle_s|--budget|10|--holdout|0|-q", 0},
+	// --mean-polls alone: the fixed baseline spends the budget's mean
+	// polls under the fit, not pollfit's stuck polls, and says so.
+	{"plan_mean_polls_fixed", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--mean-polls|8|-q", 0},
 	// A budget of 1: "1 stuck poll", "1 mean poll".
 	{"plan_budget_one", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--budget|1|-q", 0},
 	{"optimize_budget_one", "optimize|-i|fixtures/latency.csv|-c|Latency(ms)|--budget|1", 0},

@@ -538,7 +538,7 @@ func exportCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "package", Usage: "Go package (or Kotlin package path) of the generated code"},
 			&cli.StringFlag{Name: "name", Usage: "name of the generated type (default Backoff)"},
 			&cli.StringFlag{Name: "jitter", Usage: "jitter in the generated code: none, full, equal, decorrelated or ±P%"},
-			&cli.BoolFlag{Name: "tests", Usage: "Go: also write an Example and a unit test beside -o"},
+			&cli.BoolFlag{Name: "tests", Usage: "Go: also write an Example and a unit test beside -o (FILE_test.go; a hand-written one is refused)"},
 			&cli.BoolFlag{Name: "polls", Usage: "JSON: list every poll time (polls_ms)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (default stdout)"},
 		},

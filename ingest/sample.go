@@ -156,7 +156,8 @@ func (dst *Sample) appendItem(s *Sample, i int) {
 }
 
 // Segments splits the sample by segment. Segments with fewer than minRows
-// items are folded into one segment named "other" (listed in folded). The
+// items are folded into one segment (listed in folded), named "other"
+// unless a segment of the data is (see Segmentation.Other). The
 // result is ordered by segment name; it is empty when the sample has no
 // segment labels. Each part keeps its items in their order, with their
 // censoring flags, weights and creation instants, without labels.
@@ -176,18 +177,24 @@ func (s *Sample) Segments(minRows int) (names []string, parts []*Sample, folded 
 // labels no more once made: a caller may drop them (4 bytes an item)
 // before copying the parts out.
 type Segmentation struct {
-	// Names are the parts' names, sorted ("other" for the folded ones).
+	// Names are the parts' names, sorted (Other for the folded ones).
 	Names []string
 	// Folded are the segments with fewer than minRows items, folded
-	// into "other", sorted.
+	// into one part named Other, sorted.
 	Folded []string
-	s      *Sample
-	index  any   // []uint8, []uint16 or []uint32: each item's part
-	size   []int // by part: its number of items
+	// Other names the part of the folded segments, "" when none is:
+	// "other", or when the data has a segment so named, the first of
+	// "other (folded)", "other (folded 2)", … that none has, so that
+	// a segment of the data is never merged with the folded ones.
+	Other string
+	s     *Sample
+	index any   // []uint8, []uint16 or []uint32: each item's part
+	size  []int // by part: its number of items
 }
 
 // Segmentation returns how s divides by segment, segments with fewer than
-// minRows items folded into "other", or nil when s has no segment labels.
+// minRows items folded into one part (Segmentation.Other), or nil when s
+// has no segment labels.
 func (s *Sample) Segmentation(minRows int) *Segmentation {
 	if s.Segment == nil {
 		return nil
@@ -196,7 +203,7 @@ func (s *Sample) Segmentation(minRows int) *Segmentation {
 	for _, g := range s.Segment {
 		counts[g]++
 	}
-	const other = "other"
+	other := foldedName(s.SegmentNames, counts)
 	var names, folded []string
 	label := make([]string, len(s.SegmentNames))
 	size := map[string]int{}
@@ -218,6 +225,9 @@ func (s *Sample) Segmentation(minRows int) *Segmentation {
 	slices.Sort(names)
 	slices.Sort(folded)
 	g := &Segmentation{Names: names, Folded: folded, s: s}
+	if len(folded) > 0 {
+		g.Other = other
+	}
 	// Each segment's part (a segment without items has none: it maps
 	// to where its name would be, which no item reads).
 	partOf := make([]int, len(label))
@@ -236,6 +246,26 @@ func (s *Sample) Segmentation(minRows int) *Segmentation {
 		g.index = indexParts[uint32](s.Segment, partOf)
 	}
 	return g
+}
+
+// foldedName returns the name of the part of folded segments: "other",
+// or when a segment with items is so named, the first of "other
+// (folded)", "other (folded 2)", … that no segment with items has.
+func foldedName(names []string, counts []int) string {
+	taken := map[string]bool{}
+	for g, name := range names {
+		if counts[g] > 0 {
+			taken[name] = true
+		}
+	}
+	name := "other"
+	for k := 1; taken[name]; k++ {
+		name = "other (folded)"
+		if k > 1 {
+			name = fmt.Sprintf("other (folded %d)", k)
+		}
+	}
+	return name
 }
 
 // indexParts returns each item's part, partOf[its segment].

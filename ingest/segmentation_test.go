@@ -158,3 +158,43 @@ func TestIssue18PartitionInPlace(t *testing.T) {
 		})
 	}
 }
+
+// A segment of the data named "other" is never merged with the folded
+// ones: their part takes the first free name of "other (folded)",
+// "other (folded 2)", …; a name held only by a segment without items does
+// not count.
+func TestSegmentationOtherTaken(t *testing.T) {
+	for _, c := range []struct {
+		names  []string
+		counts []int // items of each segment
+		want   []string
+		other  string
+	}{
+		{[]string{"a", "b"}, []int{300, 1}, []string{"a", "other"}, "other"},
+		{[]string{"other", "tiny"}, []int{228, 20}, []string{"other", "other (folded)"}, "other (folded)"},
+		// "other" itself small: folded with the rest, under the free name.
+		{[]string{"a", "other", "tiny"}, []int{300, 20, 20}, []string{"a", "other (folded)"}, "other (folded)"},
+		{[]string{"other", "other (folded)", "tiny"}, []int{300, 300, 1}, []string{"other", "other (folded 2)", "other (folded)"}, "other (folded 2)"}, // sorted: ' ' < ')'
+		{[]string{"other", "tiny"}, []int{0, 20}, []string{"other"}, "other"},
+		{[]string{"other", "big"}, []int{300, 300}, []string{"big", "other"}, ""},
+	} {
+		s := &Sample{SegmentNames: c.names}
+		for g, n := range c.counts {
+			for range n {
+				s.Times = append(s.Times, 1)
+				s.Segment = append(s.Segment, int32(g))
+			}
+		}
+		seg := s.Segmentation(200)
+		if !slices.Equal(seg.Names, c.want) || seg.Other != c.other {
+			t.Errorf("Segmentation(%v with %v items, 200) = parts %q, folded into %q; want %q, %q", c.names, c.counts, seg.Names, seg.Other, c.want, c.other)
+			continue
+		}
+		// The data's "other" keeps its own rows alone.
+		if i := slices.Index(seg.Names, "other"); i >= 0 && c.other != "other" {
+			if n := seg.Parts(i, i+1)[0].Len(); n != c.counts[slices.Index(c.names, "other")] {
+				t.Errorf("%v: part \"other\" has %d items, want the segment's %d", c.names, n, c.counts[slices.Index(c.names, "other")])
+			}
+		}
+	}
+}

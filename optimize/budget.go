@@ -203,8 +203,8 @@ func meetBudget(solve lagrangian, b Budget, guess1, guess2, tol float64) (cand, 
 		}, func(c cand) float64 { return c.mean }, b.MeanPolls,
 			func(c cand) bool { return c.mean >= b.MeanPolls*(1-meanTol) }, cm.l2, 8, max(tol, outerTol))
 		if !ok {
-			return c, fmt.Errorf("%w: with at most %d stuck polls the expected polls cannot go below %.4g (budget %.4g)",
-				ErrInfeasible, b.StuckPolls, c.mean, b.MeanPolls)
+			return c, fmt.Errorf("%w: with at most %d stuck poll%s the expected polls cannot go below %.4g (budget %.4g)",
+				ErrInfeasible, b.StuckPolls, pluralS(b.StuckPolls), c.mean, b.MeanPolls)
 		}
 		res = c
 	}
@@ -288,4 +288,12 @@ func search1(eval func(float64) cand, usage func(cand) float64, target float64, 
 	cLo.near = nil
 	cHi.near = &cLo
 	return cHi, true
+}
+
+// pluralS is the "s" of a plural noun after the count n: "" for 1.
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -155,7 +155,7 @@ func PlanClock(d Distribution, b Budget, o ClockOptions, td *Timed, period time.
 	}
 	if b.StuckPolls > 0 {
 		if _, hi := res.Schedule.StuckPollsRange(); hi > b.StuckPolls {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("an item that never settles makes up to %d polls, above the budget of %d, for some creation times", hi, b.StuckPolls))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("an item that never settles makes up to %d poll%s, above the budget of %d, for some creation times", hi, pluralS(hi), b.StuckPolls))
 		}
 	}
 	return res, nil

@@ -180,7 +180,7 @@ func (a *arena) tune(b optimize.Budget, fams []optimize.Family, minGap time.Dura
 func familyShort(t optimize.Tuned, b optimize.Budget) string {
 	switch {
 	case b.StuckPolls > 0 && t.StuckPolls < unspentShare*float64(b.StuckPolls):
-		return fmt.Sprintf("spends %.3g of %d stuck polls", t.StuckPolls, b.StuckPolls)
+		return fmt.Sprintf("spends %.3g of %d stuck %s", t.StuckPolls, b.StuckPolls, plural(b.StuckPolls, "poll"))
 	case b.MeanPolls > 0 && t.MeanPolls < unspentShare*b.MeanPolls:
 		return fmt.Sprintf("spends %.3g of %.3g mean polls", t.MeanPolls, b.MeanPolls)
 	}

@@ -1,10 +1,13 @@
 package app
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/pollfit/pollfit/export"
@@ -71,18 +74,59 @@ func (e Export) Run(stdout, stderr io.Writer) error {
 		if e.Out == "" || e.Out == "-" {
 			return Usagef("--tests writes a _test.go file beside the output: give -o FILE.go")
 		}
+		if err := keepHandWritten(testPath(e.Out)); err != nil {
+			return err
+		}
 	}
 	if err := outfile.Write(e.Out, stdout, write); err != nil {
 		return e.clockUsage(err)
 	}
 	if e.Tests {
-		path := strings.TrimSuffix(e.Out, ".go") + "_test.go"
+		path := testPath(e.Out)
 		if err := outfile.Write(path, stdout, func(w io.Writer) error { return export.GoTest(w, doc, e.Options) }); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "wrote %s and %s\n", e.Out, path)
 	}
 	return nil
+}
+
+// testPath is the _test.go file --tests writes beside out.
+func testPath(out string) string { return strings.TrimSuffix(out, ".go") + "_test.go" }
+
+// generatedLine matches the line that marks a Go file as generated
+// (https://go.dev/s/generatedcode), as pollfit's templates write it.
+var generatedLine = regexp.MustCompile(`^// Code generated .* DO NOT EDIT\.$`)
+
+// keepHandWritten refuses to replace path, a file export writes without
+// being named by -o, when it exists and was not generated: its header,
+// before the package clause, has no "// Code generated … DO NOT EDIT."
+// line. A missing file, or one pollfit (or another generator) wrote,
+// may be replaced.
+func keepHandWritten(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return err // outfile says what it makes of a device or directory
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if generatedLine.MatchString(line) {
+			return nil
+		}
+		if strings.HasPrefix(line, "package ") {
+			break
+		}
+	}
+	return fmt.Errorf("--tests would replace %s, which pollfit did not generate (it has no \"// Code generated ... DO NOT EDIT.\" line): move or rename it, or give -o another FILE.go", path)
 }
 
 // clockUsage returns the refusals of a schedule with a wall-clock phase as

@@ -114,8 +114,10 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 		}
 		var m map[string]any
 		json.Unmarshal(doc.Meta, &m)
-		fmt.Fprintf(stderr, "schedule: %s\nexpected: mean lag %.3gs, %v stuck polls, %.3g mean polls\n",
-			doc.Schedule, m["expected_lag_s"], m["stuck_polls"], m["expected_polls"])
+		stuck, _ := m["stuck_polls"].(float64)
+		mean, _ := m["expected_polls"].(float64)
+		fmt.Fprintf(stderr, "schedule: %s\nexpected: mean lag %.3gs, %v stuck %s, %s\n",
+			doc.Schedule, m["expected_lag_s"], m["stuck_polls"], pluralOf(stuck, "poll"), meanPollsText(mean))
 	}
 	return writeDocument(o.Out, stdout, doc)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -57,6 +58,9 @@ type section struct {
 	Ages      []time.Duration
 	Labels    []string
 	Schedules []optimize.Schedule // scored, the derived first
+	// FixedNote says what the fixed baseline was tuned to (fixedNote),
+	// "" without one.
+	FixedNote string
 	// Omitted names the reference schedules that stop before the
 	// horizon: scored, their lag would be over the items they catch
 	// only, which flatters them.
@@ -370,12 +374,14 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		}
 		scheds = append(scheds, ref)
 	}
-	// The fixed baseline spends the age-only schedule's polls: a wall-clock
-	// schedule spends few on stuck items, which would starve it.
+	// The fixed baseline spends the age-only schedule's stuck polls (a
+	// wall-clock schedule spends few on stuck items, which would starve
+	// it), and no more mean polls under the fit than the budget allows.
 	_, stuck := der.Result.Schedule.StuckPollsRange()
-	fixed, err := fixedLike(stuck, o)
+	fixed, err := fixedLike(sv.Budget, stuck, dist, o)
 	if err == nil {
 		scheds = append(scheds, fixed)
+		sec.FixedNote = fixedNote(sv.Budget, stuck)
 	}
 	scored := scoringOf(test, items)
 	ages, labels = HorizonAges(ages, labels, o.Horizon)
@@ -430,15 +436,71 @@ func planClock(sec *section, dist optimize.Distribution, sv Solve) {
 		cr.Schedule, formatSeconds(in.MeanLag), in.MeanPolls, formatSeconds(age.MeanLag), age.MeanPolls)
 }
 
-// fixedLike returns the fixed-interval schedule that spends stuck
-// polls over the horizon of o as closely as it can without exceeding
-// them, with a gap no smaller than o's min gap: the smallest such gap, in
-// whole milliseconds (optimize.Tune). It fails when even one gap of the
-// whole horizon spends more.
-func fixedLike(stuck int, o optimize.Options) (optimize.Schedule, error) {
-	t, err := optimize.Tune(optimize.Family{Name: "fixed", Growth: optimize.Fixed, MinGap: o.MinGap}, o.Horizon,
-		optimize.Budget{StuckPolls: max(2, stuck)}, nil, optimize.ScoreOptions{})
-	return t.Schedule, err
+// fixedLike returns the fixed-interval schedule over the horizon of o,
+// with a gap no smaller than o's min gap, that spends what the derived
+// schedule may: with a stuck-poll budget (b.StuckPolls), stuck polls,
+// the derived schedule's, as closely as it can without exceeding them (the
+// smallest such gap in whole milliseconds, optimize.Tune); with a
+// mean-poll budget (b.MeanPolls), no more mean polls per item under d
+// (optimize.Expect, as the derived schedule is held to it) than the
+// budget; with both, both. It fails when even one gap of the whole
+// horizon spends more.
+func fixedLike(b optimize.Budget, stuck int, d optimize.Distribution, o optimize.Options) (optimize.Schedule, error) {
+	f := optimize.Family{Name: "fixed", Growth: optimize.Fixed, MinGap: o.MinGap}
+	if b.MeanPolls == 0 {
+		t, err := optimize.Tune(f, o.Horizon, optimize.Budget{StuckPolls: max(2, stuck)}, nil, optimize.ScoreOptions{})
+		return t.Schedule, err
+	}
+	// The gap's grain, as Tune's: 1 ms, finer for horizons under 10 s.
+	step := time.Millisecond
+	for step > 1 && step > o.Horizon/10_000 {
+		step /= 10
+	}
+	lo := max(step, o.MinGap, time.Duration(math.Ceil(float64(o.Horizon)/(optimize.MaxPolls-2))))
+	lo = (lo + step - 1).Truncate(step)
+	if b.StuckPolls > 0 {
+		t, err := optimize.Tune(f, o.Horizon, optimize.Budget{StuckPolls: max(2, stuck)}, nil, optimize.ScoreOptions{})
+		if err != nil {
+			return t.Schedule, err
+		}
+		lo = max(lo, t.Base)
+	}
+	// Mean polls fall as the gap grows (every poll comes later, and
+	// there are no more of them): the smallest gap in whole steps that
+	// spends no more than the budget, by bisection.
+	fits := func(g time.Duration) bool {
+		e, err := optimize.Expect(f.Schedule(g, o.Horizon), d, o)
+		return err == nil && e.MeanPolls <= b.MeanPolls*(1+1e-9)
+	}
+	if fits(lo) {
+		return f.Schedule(lo, o.Horizon), nil
+	}
+	hi := o.Horizon.Truncate(step)
+	if hi <= lo || !fits(hi) {
+		return optimize.Schedule{}, fmt.Errorf("%w: family fixed spends more than %.4g mean polls at its sparsest", optimize.ErrBudget, b.MeanPolls)
+	}
+	for hi-lo > step { // lo does not fit, hi does
+		mid := lo + ((hi - lo) / 2).Truncate(step)
+		if fits(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return f.Schedule(hi, o.Horizon), nil
+}
+
+// fixedNote says what the fixed baseline of plan's table was tuned to
+// (see fixedLike).
+func fixedNote(b optimize.Budget, stuck int) string {
+	var to []string
+	if b.StuckPolls > 0 || b.MeanPolls == 0 {
+		to = append(to, fmt.Sprintf("pollfit's %d stuck %s", max(2, stuck), plural(max(2, stuck), "poll")))
+	}
+	if b.MeanPolls > 0 {
+		to = append(to, fmt.Sprintf("the budget's %.4g mean polls per item under the fit (--mean-polls)", b.MeanPolls))
+	}
+	return "fixed: one gap, the smallest that spends at most " + strings.Join(to, " and ")
 }
 
 // polls writes a count of polls, or a range of them.
@@ -534,8 +596,8 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 		}
 	}
 	b := p.Solve.Budget
-	fmt.Fprintf(w, "expected: mean lag %s, %d stuck polls, %.3g mean polls, caught %.1f%%%s\n",
-		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught, costSuffix(b, r.Expected))
+	fmt.Fprintf(w, "expected: mean lag %s, %d stuck %s, %s, caught %.1f%%%s\n",
+		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, plural(r.Expected.StuckPolls, "poll"), meanPollsText(r.Expected.MeanPolls), 100*r.Expected.Caught, costSuffix(b, r.Expected))
 	writeLagCheck(w, s)
 	if ex := s.Derived.Exact; ex != nil && ex != r {
 		fmt.Fprintf(w, "exact optimum (same min gap): %s", optimumText(b, r.Expected, ex.Expected))
@@ -574,6 +636,9 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 	fmt.Fprintln(w)
 	if err := report.Table(w, s.Rows, s.Note+":"); err != nil {
 		return err
+	}
+	if s.FixedNote != "" {
+		fmt.Fprintln(w, s.FixedNote)
 	}
 	if len(s.Omitted) > 0 {
 		fmt.Fprintf(w, "not scored: %s poll over %s, not this %s horizon (pollfit evaluate scores them as they are)\n",

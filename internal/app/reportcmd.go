@@ -686,13 +686,13 @@ func scheduleFacts(s *section, b optimize.Budget) []html.Fact {
 		out = append(out, html.Fact{Label: "wall-clock batches", Value: s.Batches.describe()},
 			html.Fact{Label: "on the rows fitted", Value: strings.TrimPrefix(s.ClockNote, "on the rows fitted: ")})
 		if t := s.ClockTest; t != nil && t.HasData && s.HeldOut {
-			out = append(out, html.Fact{Label: "held-out", Value: fmt.Sprintf("mean lag %s at %.3g mean polls", formatSeconds(t.MeanLag), t.MeanPolls)})
+			out = append(out, html.Fact{Label: "held-out", Value: fmt.Sprintf("mean lag %s at %s", formatSeconds(t.MeanLag), meanPollsText(t.MeanPolls))})
 		}
 		out = append(out, html.Fact{Label: "stuck polls", Value: polls(lo, hi), Note: "by when the item was created"},
 			html.Fact{Label: "best age-only schedule", Value: r.Schedule.String(), Note: phasesText(r)})
 	}
-	out = append(out, html.Fact{Label: "expected under the fit", Value: fmt.Sprintf("mean lag %s, %d stuck polls, %.3g mean polls, caught %.1f%%%s",
-		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, r.Expected.MeanPolls, 100*r.Expected.Caught, costSuffix(b, r.Expected))})
+	out = append(out, html.Fact{Label: "expected under the fit", Value: fmt.Sprintf("mean lag %s, %d stuck %s, %s, caught %.1f%%%s",
+		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, plural(r.Expected.StuckPolls, "poll"), meanPollsText(r.Expected.MeanPolls), 100*r.Expected.Caught, costSuffix(b, r.Expected))})
 	if s.Clock != nil {
 		out[len(out)-1].Label = "age-only, expected under the fit"
 	}
@@ -923,6 +923,16 @@ func phasesText(r *optimize.Result) string {
 // countOf writes n with thousands separators and the noun, plural unless
 // n is 1: "1 item", "12,000 items".
 func countOf(n int, noun string) string { return thousands(n) + " " + plural(n, noun) }
+
+// meanPollsText writes a mean number of polls per item to 3 significant
+// digits: "8.37 mean polls", "1 mean poll".
+func meanPollsText(v float64) string {
+	s := fmt.Sprintf("%.3g", v)
+	if s == "1" {
+		return s + " mean poll"
+	}
+	return s + " mean polls"
+}
 
 func plural(n int, what string) string {
 	if n == 1 {

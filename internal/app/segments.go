@@ -16,7 +16,7 @@ import (
 // part is a share of the input that a command reports on by itself: all
 // items, or the items of one segment (--segment).
 type part struct {
-	Name   string // export.AllSegment, or the segment's value ("other" for the folded ones)
+	Name   string // export.AllSegment, or the segment's value (ingest.Segmentation.Other for the folded ones)
 	Sample *ingest.Sample
 }
 
@@ -49,7 +49,8 @@ func (p part) size() string {
 
 // parts returns the parts a command reports on: all of s first, then each
 // segment of --segment in name order, those with fewer rows than
-// in.MinSegmentRows folded into one named "other" (stderr is told which).
+// in.MinSegmentRows folded into one (ingest.Segmentation.Other; stderr is
+// told which).
 // s may be nil (a command run without data): its one part has no sample,
 // and --segment is a usage error. The segments are copies, and s loses
 // its labels (see segmentation).
@@ -71,7 +72,8 @@ func (in Input) parts(s *ingest.Sample, stderr io.Writer) ([]part, error) {
 }
 
 // segmentation returns how s divides by --segment (nil without it), once
-// stderr is told which segments were folded into "other"; a segment
+// stderr is told which segments were folded, and into what (nil when
+// every segment was: that part would be all items again); a segment
 // named as all items are is an error. s's labels are dropped: the
 // segmentation holds each row's part in a byte (up to 256 parts), and
 // nothing else reads them; that frees 4 bytes a row before the parts are
@@ -83,8 +85,17 @@ func (in Input) segmentation(s *ingest.Sample, stderr io.Writer) (*ingest.Segmen
 	if seg == nil {
 		return nil, nil
 	}
+	if len(seg.Names) == 1 && seg.Names[0] == seg.Other {
+		// One part, all items again: said once, as all items.
+		fmt.Fprintf(stderr, "every segment has fewer than %d rows, so all were folded (%s): all items only; lower --min-segment-rows to see them apart\n", in.MinSegmentRows, strings.Join(seg.Folded, ", "))
+		return nil, nil
+	}
 	if len(seg.Folded) > 0 {
-		fmt.Fprintf(stderr, "segments with fewer than %d rows folded into \"other\": %s\n", in.MinSegmentRows, strings.Join(seg.Folded, ", "))
+		note := ""
+		if seg.Other != "other" {
+			note = " (a segment of the data is named \"other\")"
+		}
+		fmt.Fprintf(stderr, "segments with fewer than %d rows folded into %q%s: %s\n", in.MinSegmentRows, seg.Other, note, strings.Join(seg.Folded, ", "))
 	}
 	for _, name := range seg.Names {
 		if name == export.AllSegment {

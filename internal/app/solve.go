@@ -303,7 +303,7 @@ func (d *derived) binding(s Solve) []string {
 	far := b.Ratio(r.Expected, free.Expected) > optimize.AutoRatio
 	var unspent []string
 	if b.StuckPolls > 0 && float64(r.Expected.StuckPolls) < unspentShare*float64(b.StuckPolls) {
-		unspent = append(unspent, fmt.Sprintf("%d of %d stuck polls", b.StuckPolls-r.Expected.StuckPolls, b.StuckPolls))
+		unspent = append(unspent, fmt.Sprintf("%d of %d stuck %s", b.StuckPolls-r.Expected.StuckPolls, b.StuckPolls, plural(b.StuckPolls, "poll")))
 	}
 	if b.MeanPolls > 0 && r.Expected.MeanPolls < unspentShare*b.MeanPolls {
 		unspent = append(unspent, fmt.Sprintf("%.3g of %.4g mean polls", b.MeanPolls-r.Expected.MeanPolls, b.MeanPolls))
@@ -389,7 +389,7 @@ func solveError(err error) error {
 func budgetText(b optimize.Budget) string {
 	var parts []string
 	if b.StuckPolls > 0 {
-		parts = append(parts, fmt.Sprintf("%d stuck polls", b.StuckPolls))
+		parts = append(parts, fmt.Sprintf("%d stuck %s", b.StuckPolls, plural(b.StuckPolls, "poll")))
 	}
 	if b.MeanPolls > 0 {
 		parts = append(parts, fmt.Sprintf("%.4g mean polls per item", b.MeanPolls))

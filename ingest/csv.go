@@ -183,7 +183,8 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 		}
 		return err
 	}
-	m.warnLayout(header, part, p)
+	head, tail := peekEnds(r, data, hdrEnd, eof, size, dec == nil)
+	m.warnLayout(header, part, p, statusPeek(header, f.delim, head, tail))
 	m.noteUnit(p, [nRoles]int64{})
 	if p.opt.Dedupe == "" && p.identifies(header) {
 		f.rep = &m.repeats
@@ -854,4 +855,36 @@ func (w *csvWorker) splitQuoted(data []byte, whole bool) ([][]byte, int, error) 
 		w.fields = append(w.fields, w.scratch[from:w.offs[i+1]])
 	}
 	return w.fields, pos, nil
+}
+
+// peekBytes is how much of each end of an input peekEnds gives.
+const peekBytes = 1 << 16
+
+// peekEnds returns the records at the start of an input, after its header
+// (which ends at hdrEnd in data, the input's first bytes), and at its end
+// when they can be had without reading what lies between: the whole
+// input is in data (eof), or it is a plain file (r reads at offsets, of
+// size bytes). The tail starts past its first line break. The ends are
+// the same bytes however the input is then read (mapped or in blocks).
+func peekEnds(r io.Reader, data []byte, hdrEnd int, eof bool, size int64, plain bool) (head, tail []byte) {
+	if eof {
+		return data[hdrEnd:], data[hdrEnd:]
+	}
+	ra, ok := r.(io.ReaderAt)
+	if !ok || !plain || size <= 0 {
+		return data[hdrEnd:min(len(data), hdrEnd+peekBytes)], nil
+	}
+	head = make([]byte, min(peekBytes, size-int64(hdrEnd)))
+	n, err := ra.ReadAt(head, int64(hdrEnd))
+	if n == 0 && err != nil {
+		return data[hdrEnd:min(len(data), hdrEnd+peekBytes)], nil
+	}
+	head = head[:n]
+	if size-int64(hdrEnd) <= peekBytes {
+		return head, head
+	}
+	tail = make([]byte, peekBytes)
+	n, _ = ra.ReadAt(tail, size-peekBytes)
+	tail = tail[:n]
+	return head, tail[bytes.IndexByte(tail, '\n')+1:]
 }

@@ -58,7 +58,7 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 			return err
 		}
 		files[i] = f
-		m.warnLayout(f.columns, in.part, p)
+		m.warnLayout(f.columns, in.part, p, nil)
 		m.noteUnit(p, f.durNs)
 		if p.opt.Dedupe == "" && (p.names[roleStart] != "" || p.opt.Binned) {
 			f.rep = &m.repeats

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"io"
 	"os"
 	"time"
@@ -67,6 +68,14 @@ func (p *progress) reader(r io.Reader) io.Reader {
 type countingReader struct {
 	r io.Reader
 	p *progress
+}
+
+// ReadAt reads r at an offset, uncounted (peekEnds), when r can.
+func (c *countingReader) ReadAt(b []byte, off int64) (int, error) {
+	if ra, ok := c.r.(io.ReaderAt); ok {
+		return ra.ReadAt(b, off)
+	}
+	return 0, errors.ErrUnsupported
 }
 
 func (c *countingReader) Read(b []byte) (int, error) {

@@ -1,8 +1,11 @@
 package ingest
 
 import (
+	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"slices"
@@ -1141,13 +1144,14 @@ func (m *merger) dedupe(b *batch) {
 	b.ids = b.ids[:k]
 }
 
-// finish checks that something was read and returns the results.
 // warnLayout warns, once per read, about what a file's columns suggest
 // was meant: a Hive partition key in use (one of p.names) that the file
 // also has as a column, whose values may not be the directory's; a
 // "status" column while no status column is set, so that pending rows
-// count as settled.
-func (m *merger) warnLayout(columns []string, part map[string]string, p *plan) {
+// count as settled: when peek, the values statusPeek saw in it, holds
+// pending-like ones, or when the values were not looked at (peek nil:
+// Parquet).
+func (m *merger) warnLayout(columns []string, part map[string]string, p *plan, peek []string) {
 	for _, k := range slices.Sorted(maps.Keys(part)) {
 		if slices.Contains(p.names[:], k) && slices.Contains(columns, k) && !slices.Contains(m.warned, k) {
 			m.warned = append(m.warned, k)
@@ -1155,11 +1159,81 @@ func (m *merger) warnLayout(columns []string, part map[string]string, p *plan) {
 		}
 	}
 	if p.names[roleStatus] == "" && !p.opt.Binned && slices.Contains(columns, "status") && !slices.Contains(m.warned, "status") {
-		m.warned = append(m.warned, "status")
-		m.rep.warn(`the input has a "status" column, but no status column is set (--status): every row counts as settled, pending ones included`)
+		switch {
+		case peek == nil:
+			m.warned = append(m.warned, "status")
+			m.rep.warn(`the input has a "status" column, but no status column is set (--status): every row counts as settled; if some are pending, set --status status --pending VALUE`)
+		case slices.ContainsFunc(peek, pendingLike):
+			m.warned = append(m.warned, "status")
+			pend := slices.DeleteFunc(slices.Clone(peek), func(v string) bool { return !pendingLike(v) })
+			m.rep.warn(`the input has a "status" column whose values include %s (values seen: %s), but no status column is set (--status): every row counts as settled, those included; set --status status --pending %s`,
+				strings.Join(pend, ", "), strings.Join(peek, ", "), strings.Join(pend, ","))
+		}
 	}
 }
 
+// pendingWords are the status values, compared without case, that say an
+// item has not settled yet: a status column holding any of them while no
+// status column is set counts pending items as settled.
+var pendingWords = []string{"pending", "running", "queued", "in_progress", "in progress", "in-progress", "inprogress",
+	"processing", "waiting", "started", "created", "open", "submitted", "scheduled", "new", "initiated", "requires_action"}
+
+// pendingLike reports whether a status value reads as not settled yet
+// (pendingWords).
+func pendingLike(v string) bool {
+	return slices.ContainsFunc(pendingWords, func(w string) bool { return strings.EqualFold(v, w) })
+}
+
+// peekRows is how many rows statusPeek reads at each end of an input, and
+// maxPeeked the most distinct values it keeps.
+const (
+	peekRows  = 2000
+	maxPeeked = 20
+)
+
+// statusPeek returns the distinct values of the column named "status"
+// (sorted, at most maxPeeked) in the first peekRows records of head and
+// the last ones of tail (nil: none; past its first line break when it
+// may start inside a record). The values warn about an unused status
+// column (warnLayout) at no cost per row: logs are written in time order,
+// so items still pending are the last rows, and the first show what
+// settled ones say.
+func statusPeek(header []string, delim byte, head, tail []byte) []string {
+	col := slices.Index(header, "status")
+	if col < 0 {
+		return nil
+	}
+	vals := []string{}
+	read := func(b []byte, last bool) {
+		r := csv.NewReader(bytes.NewReader(b))
+		r.Comma, r.FieldsPerRecord, r.LazyQuotes, r.ReuseRecord = rune(delim), -1, true, true
+		var recs []string
+		for len(recs) < peekRows || last {
+			rec, err := r.Read()
+			if err == io.EOF {
+				break
+			}
+			if err != nil || col >= len(rec) {
+				continue
+			}
+			recs = append(recs, strings.TrimSpace(rec[col]))
+		}
+		if len(recs) > peekRows {
+			recs = recs[len(recs)-peekRows:]
+		}
+		for _, v := range recs {
+			if v != "" && !slices.Contains(vals, v) && len(vals) < maxPeeked {
+				vals = append(vals, v)
+			}
+		}
+	}
+	read(head, false)
+	read(tail, true)
+	slices.Sort(vals)
+	return vals
+}
+
+// finish checks that something was read and returns the results.
 func (m *merger) finish(name string, p *plan) (*Sample, *Report, error) {
 	opt := p.opt
 	if m.rep.Dropped == nil {

@@ -320,7 +320,7 @@ func TestReadUnitReport(t *testing.T) {
 		{"default", csvIn("id,latency\na,1.5\nb,0.25\n"), ReadOptions{Column: "latency"}, Second, UnitFromDefault, "", []float64{1.5, 0.25}, 0},
 		{"option", csvIn("id,latency\na,1500\nb,250\n"), ReadOptions{Column: "latency", Unit: Millisecond}, Millisecond, UnitFromOption, "", []float64{1.5, 0.25}, 0},
 		{"option against the name", csvIn("id,lat_s\na,1500\nb,250\n"), ReadOptions{Column: "lat_s", Unit: Millisecond}, Millisecond, UnitFromOption, "", []float64{1.5, 0.25}, 1},
-		{"timestamps", "testdata/end_before_start.csv", ReadOptions{Start: "created_at", End: "settled_at", Negative: NegativeDrop}, 0, "", "", []float64{1.5}, 2}, // status unused; −5 s dropped
+		{"timestamps", "testdata/end_before_start.csv", ReadOptions{Start: "created_at", End: "settled_at", Negative: NegativeDrop}, 0, "", "", []float64{1.5}, 1}, // −5 s dropped (the status column unused says settled only)
 		{"binned bounds", binned, ReadOptions{Binned: true, Bins: BinColumns{Lower: "lower_ms", Upper: "upper_ms"}}, Millisecond, UnitFromName, "lower_ms", nil, 0},
 		{"parquet integer, name", pq, ReadOptions{Column: "wait_ms"}, Millisecond, UnitFromName, "wait_ms", []float64{1.5, 0.25}, 0},
 		{"parquet float, name", pq, ReadOptions{Column: "f_us"}, Microsecond, UnitFromName, "f_us", []float64{1.5, 0.25}, 0},

@@ -299,7 +299,7 @@ func solveFlags() []cli.Flag {
 		&cli.StringFlag{Name: "horizon", Usage: "age of the last poll: a duration such as 15m, or seconds", DefaultText: "a nice duration above the 99th percentile of the settle times"},
 		&cli.StringFlag{Name: "phases", Value: "auto", Usage: "phases of the schedule: 1 to 8, auto (fewest within 5% of the exact optimum) or exact (the exact optimum as explicit gaps)"},
 		&cli.StringFlag{Name: "method", Value: "exact", Usage: "exact (the exact discrete optimum) or sqrt (the √f / √hazard rule)"},
-		&cli.DurationFlag{Name: "resolution", Usage: "grid step of poll times", DefaultText: "a nice step near horizon/8192"},
+		&cli.DurationFlag{Name: "resolution", Usage: "grid step of poll times", DefaultText: "a nice step near horizon/8192 dividing the nice gaps"},
 		&cli.DurationFlag{Name: "min-gap", Usage: "smallest gap between polls, of every schedule compared (0: the resolution)", DefaultText: "a nice gap near horizon/1000"},
 		&cli.DurationFlag{Name: "max-gap", Usage: "largest gap between polls", DefaultText: "none"},
 		&cli.StringFlag{Name: "nice-gaps", Usage: "gaps a phased schedule may use, e.g. 1s,2s,5s,10s,30s,1m", DefaultText: "1, 1.5, 2, 3, 5 × 10^k s and the clock's 15s, 20s, 30s, 45s, 1m, 90s, 2m, …, from the min gap to the horizon"},

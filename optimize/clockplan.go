@@ -183,8 +183,9 @@ func ageBudget(b Budget, c clockCost) (Budget, bool) {
 // ageProblem is the problem of the age part: d up to the switch age a,
 // the mass beyond it paying every age poll as stuck items do.
 func ageProblem(d Distribution, b Budget, o Options, a time.Duration) (*Problem, error) {
-	res := ResolutionFor(a)
-	ao := Options{Horizon: a, Resolution: res, MinGap: max(min(o.MinGap, a), res), MaxGap: o.MaxGap, ConstantGaps: o.ConstantGaps}
+	minGap := min(o.MinGap, a)
+	res := Options{Horizon: a, MinGap: minGap, MaxGap: o.MaxGap}.DefaultResolution()
+	ao := Options{Horizon: a, Resolution: res, MinGap: max(minGap, res), MaxGap: o.MaxGap, ConstantGaps: o.ConstantGaps}
 	if o.MaxGap > 0 && o.MaxGap < res {
 		ao.MaxGap = 0
 	}

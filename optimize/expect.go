@@ -29,9 +29,8 @@ type Expectation struct {
 }
 
 // Expect returns the expectation of the unjittered schedule s under d.
-// It reads d on the grid of o.Resolution (ResolutionFor the horizon when
-// zero),
-// linear in between as the solvers do (see Exact), and uses the poll times
+// It reads d on the grid of o.Resolution (o.DefaultResolution() for the
+// horizon when zero), linear in between as the solvers do (see Exact), and uses the poll times
 // of s.Polls() exactly, on the grid or not. Polls after o.Horizon are not
 // made; o.Horizon zero means the schedule's own horizon. The other
 // fields of o are ignored. It panics if s is invalid.
@@ -99,7 +98,9 @@ func expectModel(s Schedule, d Distribution, o Options) (*model, []time.Duration
 	}
 	res := o.Resolution
 	if res == 0 {
-		res = ResolutionFor(h)
+		do := o
+		do.Horizon = h
+		res = do.DefaultResolution()
 	}
 	if h < 0 || res < 0 {
 		return nil, nil, fmt.Errorf("%w: horizon and resolution must not be negative", ErrOptions)

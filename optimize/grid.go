@@ -32,7 +32,9 @@ type Options struct {
 	// Resolution is the grid step: poll times are multiples of it, and the
 	// distribution is read at every multiple (CDF linear in between, jumps
 	// at grid points kept). It must divide Horizon. 0 means
-	// ResolutionFor(Horizon), about Horizon/8192.
+	// DefaultResolution: about Horizon/8192, a nice duration that divides
+	// the horizon and the gaps (ResolutionFor). Nice gaps and bounds that
+	// are not multiples of it are left out (DroppedGaps).
 	Resolution time.Duration
 	// MinGap is the smallest gap between polls, of every solver (so that
 	// the exact optimum a phased schedule is compared with obeys it too).

@@ -77,8 +77,22 @@ func (pr *problem) space() (*phaseSpace, error) {
 	slices.Sort(gaps)
 	gaps = slices.Compact(gaps)
 	if len(gaps) == 0 {
-		return nil, fmt.Errorf("%w: no nice gap is a multiple of the resolution %s between min gap %s and max gap %s",
-			ErrOptions, FormatDuration(res), FormatDuration(o.MinGap), FormatDuration(o.MaxGap))
+		upto := "max gap " + FormatDuration(o.MaxGap)
+		if o.MaxGap == 0 {
+			upto = "the horizon " + FormatDuration(o.Horizon) + " (no max gap)"
+		}
+		var not string
+		if dropped := o.DroppedGaps(); len(dropped) > 0 {
+			fix := "a resolution dividing them takes them"
+			d := o
+			d.Resolution = 0
+			if r := d.DefaultResolution(); r != res && !slices.ContainsFunc(dropped, func(g time.Duration) bool { return g%r != 0 }) {
+				fix = "the resolution " + FormatDuration(r) + " divides them"
+			}
+			not = fmt.Sprintf(" (%s %s not; %s)", formatDurations(dropped), plural(len(dropped), "is", "are"), fix)
+		}
+		return nil, fmt.Errorf("%w: no nice gap between min gap %s and %s is a multiple of the resolution %s%s",
+			ErrOptions, FormatDuration(o.MinGap), upto, FormatDuration(res), not)
 	}
 	sp := &phaseSpace{md: md, res: res, end: end, gaps: gaps, minGap: max(minGap, 1)}
 	if o.MaxGap > 0 {

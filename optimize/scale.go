@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -18,7 +19,9 @@ import (
 //	Horizon     the nice duration at or above the HorizonQuantile quantile
 //	            of the settled mass (NiceCeil)
 //	Resolution  the largest nice duration at most H/ResolutionCells that
-//	            divides H
+//	            divides H and every gap the schedule may use (the nice
+//	            gaps from MinGap on: 2 ms over 30 s, not 3 ms, which
+//	            500ms, 1s and 5s are no multiples of)
 //	MinGap      the nice duration nearest H/MinGapDivisor (and at least
 //	            the resolution)
 //	NiceGaps    the nice durations from MinGap to H
@@ -34,8 +37,9 @@ import (
 const HorizonQuantile = 0.99
 
 // ResolutionCells bounds the default grid: the resolution is at most
-// H/ResolutionCells, so the grid has at least that many cells (about as
-// many again at most, from rounding down to a nice step).
+// H/ResolutionCells, so the grid has at least that many cells (a few
+// times as many at most, from rounding down to a nice step that divides
+// the gaps; see ResolutionFor).
 const ResolutionCells = 8192
 
 // MinGapDivisor sets the default minimum gap, the nice duration nearest
@@ -143,17 +147,100 @@ func HorizonAbove(q float64) time.Duration {
 	return NiceCeil(max(d, time.Microsecond))
 }
 
-// ResolutionFor returns the default resolution for horizon h: the largest
-// nice duration at most h/ResolutionCells that divides h (1 ns divides
-// every horizon).
-func ResolutionFor(h time.Duration) time.Duration {
+// ResolutionSpread bounds how much finer than h/ResolutionCells the
+// default resolution may go so as to divide the gaps a schedule may use:
+// the grid has at most about ResolutionSpread·ResolutionCells cells,
+// unless no nice duration that fine divides the horizon.
+const ResolutionSpread = 4
+
+// ResolutionFor returns the default resolution for horizon h and the
+// durations a phased schedule may use (its gaps and phase ends, every one
+// of them at most h): the largest nice duration r ≤ h/ResolutionCells
+// that divides h and every one of them. Gaps that are not multiples of
+// the resolution drop out of the schedule's candidates, so a grid of
+// h/ResolutionCells rounded down to any nice step (3 ms over 30 s) would
+// lose 500ms, 1s, 5s …; r is the largest nice divisor of the greatest
+// common divisor instead (2 ms there). When no such r is at least
+// h/ResolutionCells/ResolutionSpread (gaps finer than the grid, or not
+// nice), it is the r in that range, dividing h, that divides the most of
+// them, the largest on a tie; when no nice duration in that range
+// divides h, the largest below it that does (1 ns divides every
+// horizon). With no gaps, it is the largest nice duration at most
+// h/ResolutionCells that divides h.
+func ResolutionFor(h time.Duration, gaps []time.Duration) time.Duration {
 	target := max(h/ResolutionCells, 1)
+	floor := (target + ResolutionSpread - 1) / ResolutionSpread
+	best, bestN := time.Duration(0), -1
 	for i := len(niceLadder) - 1; i >= 0; i-- {
-		if r := niceLadder[i]; r <= target && h%r == 0 {
-			return r
+		r := niceLadder[i]
+		if r > target || h%r != 0 {
+			continue
+		}
+		if best > 0 && r < floor {
+			break
+		}
+		n := 0
+		for _, g := range gaps {
+			if g%r == 0 {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = r, n
+		}
+		if n == len(gaps) {
+			break
 		}
 	}
-	return 1
+	return max(best, 1)
+}
+
+// DefaultResolution returns the resolution Resolve gives o when
+// o.Resolution is zero; o.Horizon must be set. It divides every gap and
+// phase end the schedule may use (see ResolutionFor): the nice gaps (by
+// default the nice durations from the min gap to the horizon; the min
+// gap by default NiceNearest(horizon/MinGapDivisor)) between the min gap
+// and the horizon or the max gap, and the nice bounds below the horizon.
+func (o Options) DefaultResolution() time.Duration {
+	h := o.Horizon
+	minGap := o.MinGap
+	if minGap == 0 {
+		minGap = NiceNearest(h / MinGapDivisor)
+	}
+	gaps := o.NiceGaps
+	if gaps == nil {
+		gaps = NiceDurations(minGap, h)
+	}
+	var use []time.Duration
+	for _, g := range gaps {
+		if g >= minGap && g <= h && (o.MaxGap == 0 || g <= o.MaxGap) {
+			use = append(use, g)
+		}
+	}
+	for _, u := range o.NiceBounds {
+		if u > 0 && u < h {
+			use = append(use, u)
+		}
+	}
+	return ResolutionFor(h, use)
+}
+
+// DroppedGaps returns the nice gaps of resolved options o that the
+// phased solver leaves out for not being multiples of o.Resolution: those
+// it would use otherwise (between the min gap, or the resolution when
+// larger, and the horizon or the max gap), ascending.
+func (o Options) DroppedGaps() []time.Duration {
+	var out []time.Duration
+	if o.Resolution <= 0 {
+		return nil
+	}
+	for _, g := range o.NiceGaps {
+		if g >= max(o.MinGap, o.Resolution) && g <= o.Horizon && (o.MaxGap == 0 || g <= o.MaxGap) && g%o.Resolution != 0 {
+			out = append(out, g)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // MinGapFor returns the default minimum gap for horizon h at resolution
@@ -189,7 +276,7 @@ func (o Options) Resolve(d Distribution) (Options, error) {
 		return o, fmt.Errorf("%w: horizon, resolution, min gap and max gap must not be negative", ErrOptions)
 	}
 	if o.Resolution == 0 {
-		o.Resolution = ResolutionFor(o.Horizon)
+		o.Resolution = o.DefaultResolution()
 	}
 	if o.MinGap == 0 {
 		o.MinGap = MinGapFor(o.Horizon, o.Resolution)
@@ -198,4 +285,21 @@ func (o Options) Resolve(d Distribution) (Options, error) {
 		o.NiceGaps = NiceDurations(o.MinGap, o.Horizon)
 	}
 	return o.check()
+}
+
+// formatDurations joins durations with ", ".
+func formatDurations(ds []time.Duration) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = FormatDuration(d)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// plural returns one for n = 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

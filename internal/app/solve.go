@@ -195,6 +195,11 @@ func (s Solve) solve(d optimize.Distribution, full bool) (*derived, error) {
 		return nil, solveError(err)
 	}
 	res := out.Result
+	if res.Method == "phased" {
+		if w := droppedGaps(res.Options); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
+	}
 	if out.Exact, err = pb.Exact(); err != nil {
 		out.Exact = nil
 	}
@@ -349,7 +354,10 @@ func (d *derived) binding(s Solve) []string {
 						ratioText(f), optimize.MaxPhases, formatSeconds(b.Objective(ub.Expected)))})
 				}
 			}
-			if gridRatio > bindRatio {
+			if dropped := o.DroppedGaps(); gridRatio > bindRatio && len(dropped) > 0 {
+				causes = append(causes, cause{gridRatio, fmt.Sprintf("the resolution %s binds (×%s: the best of up to %d phases of the nice gaps it keeps against the exact optimum at the same min gap; %s %s not multiples of it): %s, --phases exact gives the optimum itself",
+					optimize.FormatDuration(o.Resolution), ratioText(gridRatio), optimize.MaxPhases, durationList(dropped), isAre(len(dropped)), resolutionFix(o))})
+			} else if gridRatio > bindRatio {
 				causes = append(causes, cause{gridRatio, fmt.Sprintf("the nice gaps bind (×%s: the best of up to %d phases of them against the exact optimum at the same min gap): --nice-gaps takes other gaps, --phases exact gives the optimum itself",
 					ratioText(gridRatio), optimize.MaxPhases)})
 			}
@@ -375,6 +383,79 @@ func (d *derived) binding(s Solve) []string {
 		texts = append(texts, c.text)
 	}
 	return []string{head + ": " + strings.Join(texts, "; ")}
+}
+
+// droppedGaps warns when nice gaps of resolved options o drop out of a
+// phased schedule's candidates for not being multiples of the
+// resolution (a --resolution given, gaps finer than the default grid or
+// --nice-gaps the default grid cannot divide), naming them and the
+// --resolution that takes them; "" when none drop.
+func droppedGaps(o optimize.Options) string {
+	dropped := o.DroppedGaps()
+	if len(dropped) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the resolution %s leaves out the nice gaps %s (not multiples of it): %s",
+		optimize.FormatDuration(o.Resolution), durationList(dropped), resolutionFix(o))
+}
+
+// resolutionFix names the --resolution that takes every nice gap of
+// resolved options o (between the min gap, or the resolution when
+// larger, and the horizon or max gap):
+// the default one when it does (a --resolution was given), else the
+// largest nice duration at most horizon/optimize.ResolutionCells
+// dividing the horizon and the gaps, when its grid is not too fine.
+func resolutionFix(o optimize.Options) string {
+	var gaps []time.Duration
+	for _, g := range o.NiceGaps {
+		if g >= max(o.MinGap, o.Resolution) && g <= o.Horizon && (o.MaxGap == 0 || g <= o.MaxGap) {
+			gaps = append(gaps, g)
+		}
+	}
+	divides := func(r time.Duration) bool {
+		if o.Horizon%r != 0 {
+			return false
+		}
+		for _, g := range gaps {
+			if g%r != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	d := o
+	d.Resolution = 0
+	if r := d.DefaultResolution(); r != o.Resolution && divides(r) {
+		return fmt.Sprintf("--resolution %s takes them (or leave it out: that is the default here)", optimize.FormatDuration(r))
+	}
+	nice := optimize.NiceDurations(1, max(o.Horizon/optimize.ResolutionCells, 1))
+	for i := len(nice) - 1; i >= 0; i-- {
+		r := nice[i]
+		if divides(r) && o.Horizon/r <= maxFixCells {
+			return fmt.Sprintf("--resolution %s takes them", optimize.FormatDuration(r))
+		}
+	}
+	return "a --resolution dividing them takes them"
+}
+
+// maxFixCells bounds the grid of the --resolution a warning suggests.
+const maxFixCells = 1 << 20
+
+// durationList joins durations with ", ".
+func durationList(ds []time.Duration) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = optimize.FormatDuration(d)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// isAre is the verb for n things.
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 // solveError turns solver errors about the settings into usage errors.

@@ -917,6 +917,9 @@ func phasesText(r *optimize.Result) string {
 	if r.Method != "phased" {
 		return r.Method
 	}
+	if r.Phases == 0 {
+		return "one poll, no phases" // "at 10s": the start alone
+	}
 	return fmt.Sprintf("%d %s", r.Phases, plural(r.Phases, "phase"))
 }
 

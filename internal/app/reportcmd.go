@@ -917,8 +917,9 @@ func phasesText(r *optimize.Result) string {
 	if r.Method != "phased" {
 		return r.Method
 	}
-	if r.Phases == 0 {
-		return "one poll, no phases" // "at 10s": the start alone
+	if r.Phases == 0 { // the start and explicit gaps: "at 10s", "at 3.2s, 6.8s"
+		n := r.Schedule.StuckPolls()
+		return countOf(n, "poll") + ", no phases"
 	}
 	return fmt.Sprintf("%d %s", r.Phases, plural(r.Phases, "phase"))
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/pollfit/pollfit/export"
 	"github.com/pollfit/pollfit/fit"
@@ -136,41 +137,30 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	unit := "rows"
+	if out.Input != nil && out.Input.Items > 0 {
+		unit = "items" // binned input: rows are bins
+	}
 	if !f.Input.Quiet {
-		d := out.Density
 		if f.Dist != "" {
-			fmt.Fprintf(stderr, "model %s (given, not fitted): ", d.Method)
+			fmt.Fprintf(stderr, "model %s (given, not fitted): %s\n", out.Density.Method, fitSummary(out.Density))
 		} else {
-			unit := "rows"
-			if out.Input != nil && out.Input.Items > 0 {
-				unit = "items" // binned input: rows are bins
-			}
-			fmt.Fprintf(stderr, "fit %s on %d %s: ", d.Method, d.N, unit)
+			fmt.Fprintf(stderr, "fit %s on %d %s: %s\n", out.Density.Method, out.Density.N, unit, fitSummary(out.Density))
 		}
-		if d.Bandwidth > 0 {
-			fmt.Fprintf(stderr, "bandwidth %.4g, %s, ", d.Bandwidth, countAtoms(d.Atoms))
-		}
-		if d.Mixture != nil {
-			fmt.Fprintf(stderr, "%s; ", d.Mixture)
-		}
-		fmt.Fprintf(stderr, "stuck share %.3g", d.StuckShare)
-		if k := d.KS; k != nil {
-			fmt.Fprintf(stderr, ", KS %.3g at %s", k.D, formatSeconds(k.At))
-			if d.HoldoutKS == nil && k.Band95 > 0 {
-				fmt.Fprintf(stderr, " (in-sample; conservative 95%% band %.3g)", k.Band95)
-			}
-		}
-		if d.HoldoutN > 0 {
-			fmt.Fprintf(stderr, ", held-out log-likelihood %.4f per row (%d rows)", d.HoldoutLogLik, d.HoldoutN)
-		}
-		if k := d.HoldoutKS; k != nil {
-			fmt.Fprintf(stderr, ", held-out KS %.3g (95%% two-sample band %.3g)", k.D, k.Band95)
-		}
-		fmt.Fprintln(stderr)
 	}
 	// Warnings print with -q too: it drops progress and counts only.
 	for _, w := range out.Density.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	// Each segment's fit says how good it is too, by name.
+	for _, name := range slices.Sorted(maps.Keys(out.Segments)) {
+		d := out.Segments[name]
+		if !f.Input.Quiet {
+			fmt.Fprintf(stderr, "segment %q: fit %s on %d %s: %s\n", name, d.Method, d.N, unit, fitSummary(d))
+		}
+		for _, w := range d.Warnings {
+			fmt.Fprintf(stderr, "warning: segment %q: %s\n", name, w)
+		}
 	}
 	if !f.Input.Quiet && clockLine != "" {
 		fmt.Fprintln(stderr, clockLine)
@@ -298,4 +288,31 @@ func countAtoms(atoms []fit.Atom) string {
 		return plural(spike, "spike")
 	}
 	return plural(point, "atom") + ", " + plural(spike, "spike")
+}
+
+// fitSummary sums a fit up in one line for stderr: its bandwidth and
+// atoms, mixture, stuck share, and its distances from the data with the
+// bands they are judged against.
+func fitSummary(d *fit.Density) string {
+	var b strings.Builder
+	if d.Bandwidth > 0 {
+		fmt.Fprintf(&b, "bandwidth %.4g, %s, ", d.Bandwidth, countAtoms(d.Atoms))
+	}
+	if d.Mixture != nil {
+		fmt.Fprintf(&b, "%s; ", d.Mixture)
+	}
+	fmt.Fprintf(&b, "stuck share %.3g", d.StuckShare)
+	if k := d.KS; k != nil {
+		fmt.Fprintf(&b, ", KS %.3g at %s", k.D, formatSeconds(k.At))
+		if d.HoldoutKS == nil && k.Band95 > 0 {
+			fmt.Fprintf(&b, " (in-sample; conservative 95%% band %.3g)", k.Band95)
+		}
+	}
+	if d.HoldoutN > 0 {
+		fmt.Fprintf(&b, ", held-out log-likelihood %.4f per row (%d rows)", d.HoldoutLogLik, d.HoldoutN)
+	}
+	if k := d.HoldoutKS; k != nil {
+		fmt.Fprintf(&b, ", held-out KS %.3g (95%% two-sample band %.3g)", k.D, k.Band95)
+	}
+	return b.String()
 }

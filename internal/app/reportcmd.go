@@ -917,6 +917,10 @@ func phasesText(r *optimize.Result) string {
 	if r.Method != "phased" {
 		return r.Method
 	}
+	if r.Phases == 0 { // the start and explicit gaps: "at 10s", "at 3.2s, 6.8s"
+		n := r.Schedule.StuckPolls()
+		return countOf(n, "poll") + ", no phases"
+	}
 	return fmt.Sprintf("%d %s", r.Phases, plural(r.Phases, "phase"))
 }
 

@@ -871,7 +871,7 @@ func peekEnds(r io.Reader, data []byte, hdrEnd int, eof bool, size int64, plain 
 		return data[hdrEnd:], data[hdrEnd:]
 	}
 	ra, ok := r.(io.ReaderAt)
-	if !ok || !plain || size <= 0 {
+	if !ok || !plain || size <= int64(hdrEnd) { // size: when listed; the file may have grown since
 		return data[hdrEnd:min(len(data), hdrEnd+peekBytes)], nil
 	}
 	head = make([]byte, min(peekBytes, size-int64(hdrEnd)))

@@ -3,6 +3,7 @@ package ingest
 import (
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/pollfit/pollfit/internal/bulk"
 )
@@ -328,47 +329,78 @@ func (s *Sample) Validate() error {
 }
 
 // PartitionInPlace reorders the sample's items in place so that each
-// part's items are together, the parts in the order of Names and each
-// part's items in their order (a stable partition), and returns the parts
-// as views of the sample (Slice), with the columns the sample has. The
-// sample's own order is lost: a caller that still needs it uses Parts.
+// part's items are together, each part's items in their order (a stable
+// partition), and returns the parts, in the order of Names, as views of
+// the sample (Slice) with the columns the sample has but its segment
+// labels. The sample's own order is lost: a caller that still needs it
+// uses Parts.
 //
-// It moves one part at a time to the end of the items not yet placed,
-// from the last part to the second (split.go's partition, through a
-// buffer of that part's items: 8 bytes an item of the largest part
-// after the first), so that the parts need no copy besides the sample
-// (issue 18: plan's segments). It passes over the items once per part:
-// callers with many parts copy them out (Parts) instead.
+// The largest part goes first (the first of them on a tie), and the
+// others follow in the order of Names: it moves one part at a time to
+// the end of the items not yet placed, from the last of them to the
+// second (split.go's partition, through a buffer of that part's items, 8
+// bytes an item), so that the parts need no copy besides the sample
+// (issue 18: plan's and fit's segments). The sample's labels, which the
+// segmentation reads no more, are dropped, and when the sample still has
+// them their memory is that buffer (4 bytes an item: room for any part
+// but the largest, which is at most half the items); else the buffer is
+// allocated. It passes over the items once per part: callers with many
+// parts copy them out (Parts) instead.
 func (g *Segmentation) PartitionInPlace() []*Sample {
+	labels := g.s.Segment
+	g.s.Segment, g.s.SegmentNames = nil, nil
+	var order []int
 	switch ix := g.index.(type) {
 	case []uint8:
-		partitionParts(g, ix)
+		order = partitionParts(g, ix, labels)
 	case []uint16:
-		partitionParts(g, ix)
+		order = partitionParts(g, ix, labels)
 	case []uint32:
-		partitionParts(g, ix)
+		order = partitionParts(g, ix, labels)
 	}
 	views := make([]*Sample, len(g.Names))
 	lo := 0
-	for i, n := range g.size {
-		views[i] = g.s.Slice(lo, lo+n)
-		lo += n
+	for _, p := range order {
+		views[p] = g.s.Slice(lo, lo+g.size[p])
+		lo += g.size[p]
 	}
 	return views
 }
 
 // partitionParts is PartitionInPlace's reordering of g's sample, with
-// index, each item's part, reordered along.
-func partitionParts[I uint8 | uint16 | uint32](g *Segmentation, index []I) {
+// index, each item's part, reordered along, and the sample's labels
+// (dropped, maybe nil) as the buffer where they are long enough. It
+// returns the parts in the order placed.
+func partitionParts[I uint8 | uint16 | uint32](g *Segmentation, index []I, labels []int32) []int {
 	n := len(index)
-	most := 0
-	for _, k := range g.size[min(1, len(g.size)):] {
-		most = max(most, k)
+	first := 0
+	for p, k := range g.size {
+		if k > g.size[first] {
+			first = p
+		}
 	}
-	buf := bulk.Make[uint32](2*most, 2*most)
+	order := []int{}
+	if len(g.size) > 0 {
+		order = append(order, first)
+	}
+	most := 0
+	for p, k := range g.size {
+		if p != first {
+			order = append(order, p)
+			most = max(most, k)
+		}
+	}
+	var buf []uint32
+	if len(labels) >= 2*most && most > 0 {
+		// The labels' memory, read as words: no item's label is read again.
+		buf = unsafe.Slice((*uint32)(unsafe.Pointer(&labels[0])), len(labels))
+	} else {
+		buf = bulk.Make[uint32](2*most, 2*most)
+	}
 	held := make(heldSet, (n+63)/64)
 	hi := n // the items before hi are the parts not yet placed
-	for p := len(g.size) - 1; p >= 1; p-- {
+	for j := len(order) - 1; j >= 1; j-- {
+		p := order[j]
 		k := g.size[p]
 		clear(held)
 		for i, q := range index[:hi] {
@@ -381,4 +413,5 @@ func partitionParts[I uint8 | uint16 | uint32](g *Segmentation, index []I) {
 		partition(index[:hi], held, k, buf, 1, func(v I) uint64 { return uint64(v) }, func(u uint64) I { return I(u) })
 		hi -= k
 	}
+	return order
 }

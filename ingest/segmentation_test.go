@@ -88,24 +88,28 @@ func TestIssue18Segmentation(t *testing.T) {
 }
 
 // TestIssue18PartitionInPlace: PartitionInPlace gives the parts Parts
-// copies out, as views of the sample in name order, each column moved
-// with its item (every item is known by its time: flag i%3 == 0, weight
-// 1+i%4, created 7i), its segment labels too; with an index of one and
-// two bytes an item (four is the same code, and a pass a part over 2¹⁶
-// parts is slow), a part without items, parts folded into
-// "other", a sample of one part and an empty one.
+// copies out, as views of the sample, the largest part first and the
+// others in name order, each column moved with its item (every item is
+// known by its time: flag i%3 == 0, weight 1+i%4, created 7i), the
+// segment labels dropped (their memory was the buffer); with an index of
+// one and two bytes an item (four is the same code, and a pass a part
+// over 2¹⁶ parts is slow), a part without items, parts folded into
+// "other", the largest part last by name, a sample of one part and an
+// empty one, and without the labels (the buffer allocated).
 func TestIssue18PartitionInPlace(t *testing.T) {
 	for _, c := range []struct {
 		name                     string
 		segments, items, minRows int
 		skew                     bool // the last segment takes most items
+		dropLabels               bool // before PartitionInPlace
 	}{
-		{"empty", 3, 0, 1, false},
-		{"one part", 1, 100, 1, false},
-		{"three", 3, 1000, 1, false},
-		{"folded", 5, 1000, 150, true},
-		{"unused label", 6, 1000, 1, true}, // s00005 never drawn
-		{"two-byte index", 300, 3000, 1, false},
+		{"empty", 3, 0, 1, false, false},
+		{"one part", 1, 100, 1, false, false},
+		{"three", 3, 1000, 1, false, false},
+		{"folded", 5, 1000, 150, true, false},
+		{"unused label", 6, 1000, 1, true, false}, // s00005 never drawn
+		{"two-byte index", 300, 3000, 1, false, false},
+		{"labels dropped", 5, 1000, 1, true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(18, uint64(c.segments)))
@@ -125,16 +129,44 @@ func TestIssue18PartitionInPlace(t *testing.T) {
 				s.Segment = append(s.Segment, g)
 			}
 			label := slices.Clone(s.Segment)
+			s0names := slices.Clone(s.SegmentNames)
 			g := s.Segmentation(c.minRows)
 			if g == nil {
 				t.Fatal("Segmentation = nil, want the parts")
 			}
 			want := g.Parts(0, len(g.Names))
+			if c.dropLabels {
+				s.Segment = nil
+			}
 			views := g.PartitionInPlace()
 			if len(views) != len(want) {
 				t.Fatalf("%d views, want %d parts", len(views), len(want))
 			}
+			if s.Segment != nil || s.SegmentNames != nil {
+				t.Errorf("the sample keeps its labels, want them dropped")
+			}
+			// The layout: the largest part (the first of them), then the
+			// others by name.
+			var order []int
+			for p, v := range want {
+				if len(order) == 0 || v.Len() > want[order[0]].Len() {
+					order = append([]int{p}, order...)
+				} else {
+					order = append(order, p)
+				}
+			}
+			if len(order) > 1 {
+				rest := slices.Clone(order[1:])
+				slices.Sort(rest)
+				order = append(order[:1], rest...)
+			}
+			at := make([]int, len(want))
 			lo := 0
+			for _, p := range order {
+				at[p] = lo
+				lo += want[p].Len()
+			}
+			lo = 0
 			for p, v := range views {
 				w := want[p]
 				if !slices.Equal(v.Times, w.Times) || !slices.Equal(v.Censored, w.Censored) ||
@@ -143,12 +175,15 @@ func TestIssue18PartitionInPlace(t *testing.T) {
 				}
 				for j, tm := range v.Times {
 					i := int(tm)
-					if v.Censored[j] != (i%3 == 0) || v.Weights[j] != float64(1+i%4) || v.Created[j] != int64(i)*7 || v.Segment[j] != label[i] {
+					if v.Censored[j] != (i%3 == 0) || v.Weights[j] != float64(1+i%4) || v.Created[j] != int64(i)*7 || v.Segment != nil {
 						t.Fatalf("part %s, item %d: columns of another item moved with it", g.Names[p], i)
 					}
+					if want := g.Names[p]; g.Other == "" && s0names[label[i]] != want {
+						t.Fatalf("part %s holds item %d of segment %s", want, i, s0names[label[i]])
+					}
 				}
-				if v.Len() > 0 && &v.Times[0] != &s.Times[lo] {
-					t.Errorf("part %s is a copy, want a view of the sample at %d", g.Names[p], lo)
+				if v.Len() > 0 && &v.Times[0] != &s.Times[at[p]] {
+					t.Errorf("part %s is a copy, want a view of the sample at %d", g.Names[p], at[p])
 				}
 				lo += v.Len()
 			}

@@ -323,11 +323,13 @@ func collectTighter(paths []string) {
 	}
 	var size int64
 	for _, p := range paths {
-		_ = filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
+		_ = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // the reader reports what cannot be read
 			}
-			if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
+			// Stat, not the entry's Lstat: a symbolic link to a large
+			// file (the input given as a link) counts as that file.
+			if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
 				size += info.Size()
 			}
 			if size >= largeInput {

@@ -94,7 +94,7 @@ func (o Optimize) Run(stdout, stderr io.Writer) error {
 			note string
 		}
 		// A part's rows are read by its fit alone (fromSample).
-		parts, rs, err := eachPartOnce(o.Input, sample, stderr, func(pt part) (solved, error) {
+		parts, rs, err := eachPartOnce(o.Input, sample, stderr, false, func(pt part) (solved, error) {
 			r, note, err := o.fromSample(pt.Sample)
 			return solved{r, note}, err
 		})

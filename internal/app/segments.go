@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -80,8 +81,23 @@ func (in Input) parts(s *ingest.Sample, stderr io.Writer) ([]part, error) {
 // copied out, and lets the fit reorder s, a sample of times and flags
 // alone, in place (fit.Options.Reorder).
 func (in Input) segmentation(s *ingest.Sample, stderr io.Writer) (*ingest.Segmentation, error) {
-	seg := s.Segmentation(in.MinSegmentRows)
+	seg, err := in.segmentationKeep(s, stderr)
 	s.Segment, s.SegmentNames = nil, nil
+	return seg, err
+}
+
+// segmentationKeep is segmentation leaving s its labels, for a caller
+// that partitions s in place next: their memory is the partition's
+// buffer (ingest.Segmentation.PartitionInPlace), which drops them.
+func (in Input) segmentationKeep(s *ingest.Sample, stderr io.Writer) (*ingest.Segmentation, error) {
+	if tight && s.Segment != nil {
+		// The reader's garbage, collected and given back before the
+		// segmentation's index is made: else the index (a byte a row)
+		// comes on top of that garbage and of the sample with its labels
+		// (13 bytes a row): 16.3 bytes a row at 10⁸ rows (issue 18).
+		debug.FreeOSMemory()
+	}
+	seg := s.Segmentation(in.MinSegmentRows)
 	if seg == nil {
 		return nil, nil
 	}
@@ -121,8 +137,20 @@ const lazyParts = 16
 // those of eachPart — all items' error first, then the first segment's by
 // name; segments after a failed one are not worked on, but all items are.
 // The parts returned hold no segment's rows.
-func eachPartOnce[T any](in Input, s *ingest.Sample, stderr io.Writer, fn func(part) (T, error)) ([]part, []T, error) {
-	seg, err := in.segmentation(s, stderr)
+//
+// With inPlace, up to lazyParts segments are views of s instead, which
+// is partitioned in place (ingest.Segmentation.PartitionInPlace: each
+// segment's rows together, in their order, through the memory of s's
+// labels), and the segmentation's index (a byte a row) goes before fn
+// starts: no copy besides s. fn may then reorder a segment's rows too,
+// but all items come to it in another order than s's: inPlace is for an
+// fn whose result on all items does not depend on their order
+// (fitCanPartition).
+func eachPartOnce[T any](in Input, s *ingest.Sample, stderr io.Writer, inPlace bool, fn func(part) (T, error)) ([]part, []T, error) {
+	seg, err := in.segmentationKeep(s, stderr)
+	if seg == nil || !inPlace || len(seg.Names) > lazyParts {
+		s.Segment, s.SegmentNames = nil, nil // see segmentation
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -130,14 +158,21 @@ func eachPartOnce[T any](in Input, s *ingest.Sample, stderr io.Writer, fn func(p
 	res := make([]T, 1)
 	var segErr error
 	if seg != nil {
-		var all []*ingest.Sample
-		if len(seg.Names) > lazyParts {
-			all = seg.Parts(0, len(seg.Names))
+		names := seg.Names
+		var rows []*ingest.Sample
+		switch {
+		case len(names) > lazyParts:
+			rows = seg.Parts(0, len(names))
+		case inPlace:
+			rows = seg.PartitionInPlace()
 		}
-		for i, name := range seg.Names {
+		if rows != nil {
+			seg = nil // its index, a byte a row
+		}
+		for i, name := range names {
 			var p *ingest.Sample
-			if all != nil {
-				p, all[i] = all[i], nil
+			if rows != nil {
+				p, rows[i] = rows[i], nil
 			} else {
 				p = seg.Parts(i, i+1)[0]
 			}

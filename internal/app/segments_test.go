@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -174,7 +175,8 @@ func TestPartSize(t *testing.T) {
 // errors of parts and eachPart (all items first, segments in name order,
 // folded ones as "other"; all items' error before a segment's, then the
 // first segment's by name), while it hands fn the segments one at a time
-// and all items last.
+// and all items last; in place too, where each segment's items come in
+// their order and all items in another (fn sorts theirs here).
 func TestIssue18EachPartOnce(t *testing.T) {
 	sample := func() *ingest.Sample {
 		// Segments b (3 items), a (2), c and d (1 each, folded at 2).
@@ -191,7 +193,11 @@ func TestIssue18EachPartOnce(t *testing.T) {
 		return func(p part) (string, error) {
 			var b strings.Builder
 			b.WriteString(p.Name + ":")
-			for _, v := range p.Sample.Times {
+			times := p.Sample.Times
+			if !p.segmented() {
+				times = slices.Sorted(slices.Values(times))
+			}
+			for _, v := range times {
 				b.WriteString(" " + strconv.FormatFloat(v, 'g', -1, 64))
 			}
 			*calls = append(*calls, p.Name)
@@ -217,39 +223,43 @@ func TestIssue18EachPartOnce(t *testing.T) {
 		{"first by name", []string{"other", "b"}, `segment "b": failed b`, []string{"a", "b", export.AllSegment}},
 		{"all items fail first", []string{"a", export.AllSegment}, "failed " + export.AllSegment, []string{"a", export.AllSegment}},
 	} {
-		var onceCalls, eachCalls []string
-		var stderr1, stderr2 bytes.Buffer
-		parts, got, err := eachPartOnce(in, sample(), &stderr1, fnFailing(&onceCalls, c.fail...))
-		wantParts, err2 := in.parts(sample(), &stderr2)
-		if err2 != nil {
-			t.Fatal(err2)
-		}
-		want, werr := eachPart(wantParts, fnFailing(&eachCalls, c.fail...))
-		if c.wantErr != "" {
-			if err == nil || err.Error() != c.wantErr || werr == nil || werr.Error() != c.wantErr {
-				t.Errorf("%s: eachPartOnce error %v, eachPart error %v; want %q", c.name, err, werr, c.wantErr)
+		for _, inPlace := range []bool{false, true} {
+			c := c
+			c.name = fmt.Sprintf("%s, in place %v", c.name, inPlace)
+			var onceCalls, eachCalls []string
+			var stderr1, stderr2 bytes.Buffer
+			parts, got, err := eachPartOnce(in, sample(), &stderr1, inPlace, fnFailing(&onceCalls, c.fail...))
+			wantParts, err2 := in.parts(sample(), &stderr2)
+			if err2 != nil {
+				t.Fatal(err2)
 			}
-		} else {
-			if err != nil || werr != nil {
-				t.Fatalf("%s: errors %v, %v", c.name, err, werr)
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("%s: eachPartOnce results (-eachPart +once):\n%s", c.name, diff)
-			}
-			if len(parts) != len(wantParts) || parts[0].Sample == nil {
-				t.Errorf("%s: %d parts, want %d, all items' sample kept", c.name, len(parts), len(wantParts))
-			}
-			for i := range parts {
-				if parts[i].Name != wantParts[i].Name {
-					t.Errorf("%s: part %d named %q, want %q", c.name, i, parts[i].Name, wantParts[i].Name)
+			want, werr := eachPart(wantParts, fnFailing(&eachCalls, c.fail...))
+			if c.wantErr != "" {
+				if err == nil || err.Error() != c.wantErr || werr == nil || werr.Error() != c.wantErr {
+					t.Errorf("%s: eachPartOnce error %v, eachPart error %v; want %q", c.name, err, werr, c.wantErr)
+				}
+			} else {
+				if err != nil || werr != nil {
+					t.Fatalf("%s: errors %v, %v", c.name, err, werr)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s: eachPartOnce results (-eachPart +once):\n%s", c.name, diff)
+				}
+				if len(parts) != len(wantParts) || parts[0].Sample == nil {
+					t.Errorf("%s: %d parts, want %d, all items' sample kept", c.name, len(parts), len(wantParts))
+				}
+				for i := range parts {
+					if parts[i].Name != wantParts[i].Name {
+						t.Errorf("%s: part %d named %q, want %q", c.name, i, parts[i].Name, wantParts[i].Name)
+					}
 				}
 			}
-		}
-		if diff := cmp.Diff(c.wantCalls, onceCalls); diff != "" {
-			t.Errorf("%s: fn calls (-want +got):\n%s", c.name, diff)
-		}
-		if stderr1.String() != stderr2.String() {
-			t.Errorf("%s: stderr %q, want %q", c.name, stderr1.String(), stderr2.String())
+			if diff := cmp.Diff(c.wantCalls, onceCalls); diff != "" {
+				t.Errorf("%s: fn calls (-want +got):\n%s", c.name, diff)
+			}
+			if stderr1.String() != stderr2.String() {
+				t.Errorf("%s: stderr %q, want %q", c.name, stderr1.String(), stderr2.String())
+			}
 		}
 	}
 }
@@ -271,7 +281,7 @@ func TestIssue18EachPartOnceMany(t *testing.T) {
 	}
 	fn := func(p part) ([]float64, error) { return slices.Clone(p.Sample.Times), nil }
 	in := Input{MinSegmentRows: 2}
-	parts, got, err := eachPartOnce(in, sample(), io.Discard, fn)
+	parts, got, err := eachPartOnce(in, sample(), io.Discard, true, fn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,11 +32,17 @@ func FuzzParseSimpleDecimal(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string, k uint8) {
 		shift := []int{0, 3, 6, 9}[k%4]
-		if v, ok := parseSimpleDecimal([]byte(s), shift); ok {
+		v, ok := parseSimpleDecimal([]byte(s), shift)
+		if ok {
 			ref, err := strconv.ParseFloat(s+"e-"+strconv.Itoa(shift), 64)
 			if err != nil || ref != v {
 				t.Fatalf("parseSimpleDecimal(%q, %d) = %v, strconv: %v, %v", s, shift, v, ref, err)
 			}
+		}
+		// Issue 13: the loop per part accepts what the switch per byte
+		// accepted, no more, no less.
+		if wv, wok := parseSimpleDecimalSwitch([]byte(s), shift); ok != wok || v != wv {
+			t.Fatalf("parseSimpleDecimal(%q, %d) = %v, %v; the switch per byte gave %v, %v", s, shift, v, ok, wv, wok)
 		}
 		m := decimalNumber.FindStringSubmatch(s)
 		if m == nil {
@@ -58,6 +64,41 @@ func FuzzParseSimpleDecimal(f *testing.F) {
 			t.Fatalf("parseSigned(%q, 10^-%d s) = %v, %v; strconv: %v", s, shift, got, gerr, ref)
 		}
 	})
+}
+
+// parseSimpleDecimalSwitch is parseSimpleDecimal as it was before issue
+// 13's rewrite, a switch per byte: the reference of the fuzz test.
+func parseSimpleDecimalSwitch(b []byte, shift int) (float64, bool) {
+	if len(b) == 0 || len(b) > 16 {
+		return 0, false
+	}
+	var mant uint64
+	digits, frac := 0, -1
+	for i, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			mant = mant*10 + uint64(c-'0')
+			digits++
+		case c == '.' && frac < 0:
+			frac = i
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 {
+		return 0, false
+	}
+	if frac < 0 && shift == 0 {
+		return float64(mant), true
+	}
+	n := shift
+	if frac >= 0 {
+		n += len(b) - frac - 1
+	}
+	if n >= len(pow10) {
+		return 0, false
+	}
+	return float64(mant) / pow10[n], true
 }
 
 // decimalNumber is a decimal number: sign and digits (m[1]), exponent (m[2]).

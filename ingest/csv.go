@@ -781,19 +781,31 @@ func (w *csvWorker) fastPlain(data []byte, b *batch) {
 		// The record has ncols fields: every hop below finds its
 		// delimiter.
 		field := rec
+		// When the field is found in its record's last 8 bytes (see
+		// below), short holds its bytes in its low lanes, the others
+		// zero, and shortLen its length; else shortLen is -1.
+		var short uint64
+		shortLen := -1
 		if fromEnd {
 			for col := ncols - 1; col > idx; col-- {
 				field = field[:lastIndexByte(field, delim)]
 			}
 			// The last field, mostly shorter than 8 bytes: the last 8
-			// tested at once (lastDelim, inlined).
+			// tested at once.
 			j := -1
 			if n := len(field) - 8; n < 0 {
 				j = lastIndexByte(field, delim)
-			} else if m := equalBytes(binary.LittleEndian.Uint64(field[n:]), cs); m != 0 {
-				j = n + (63-bits.LeadingZeros64(m))>>3
 			} else {
-				j = lastIndexByte(field[:n], delim)
+				x := binary.LittleEndian.Uint64(field[n:])
+				if m := equalBytes(x, cs); m != 0 {
+					k := (63 - bits.LeadingZeros64(m)) >> 3
+					j = n + k
+					if k < 7 { // else the field is empty
+						short, shortLen = x>>((8*k+8)&63), 7-k
+					}
+				} else {
+					j = lastIndexByte(field[:n], delim)
+				}
 			}
 			field = field[j+1:]
 		} else {
@@ -806,7 +818,14 @@ func (w *csvWorker) fastPlain(data []byte, b *batch) {
 		}
 		// plan.item's path for a plain decimal: never negative, never
 		// empty; above MaxSeconds takes the general path.
-		if t, ok := parseSimpleDecimal(field, shift); ok && t*mul <= MaxSeconds {
+		var t float64
+		var ok bool
+		if shortLen > 0 {
+			t, ok = parseShortDecimal(short, shortLen, shift)
+		} else {
+			t, ok = parseSimpleDecimal(field, shift)
+		}
+		if ok && t*mul <= MaxSeconds {
 			times = append(times, t*mul)
 			plain++
 			continue
@@ -839,7 +858,9 @@ func lastIndexByte(s []byte, c byte) int {
 
 const (
 	lanes01 = 0x0101010101010101
+	lanes30 = 0x3030303030303030
 	lanes7f = 0x7f7f7f7f7f7f7f7f
+	lanes80 = 0x8080808080808080
 )
 
 // equalBytes marks with bit 7 each byte of x equal to c, whose lanes are

@@ -66,6 +66,66 @@ func FuzzParseSimpleDecimal(f *testing.F) {
 	})
 }
 
+// FuzzParseShortDecimal: on text of up to 8 bytes, in a word's lanes,
+// parseShortDecimal accepts what parseSimpleDecimal accepts and gives
+// the same value (issue 13).
+func FuzzParseShortDecimal(f *testing.F) {
+	for _, s := range []string{"0", "1.5", "14.485", "61.163", ".5", "5.", "1.2.3", "12345678", "1234567.", ".1234567", "-1", "1e3", "", ".", "9:5", "/9", "\xb1.5", "0.000001"} {
+		f.Add(s, uint8(0))
+		f.Add(s, uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, s string, k uint8) {
+		if len(s) > 8 {
+			s = s[:8]
+		}
+		shift := int(k % 10)
+		var v uint64
+		for i := len(s) - 1; i >= 0; i-- {
+			v = v<<8 | uint64(s[i])
+		}
+		got, gok := parseShortDecimal(v, len(s), shift)
+		want, wok := parseSimpleDecimal([]byte(s), shift)
+		if got != want || gok != wok {
+			t.Fatalf("parseShortDecimal(%q, %d) = %v, %v; parseSimpleDecimal: %v, %v", s, shift, got, gok, want, wok)
+		}
+	})
+}
+
+// TestIssue13ParseShortDecimal compares parseShortDecimal with
+// parseSimpleDecimal on every text of up to 6 bytes over digits, the
+// point, the bytes either side of the digits ('/', ':') and one above
+// 0x7f, and on texts of 7 and 8 bytes.
+func TestIssue13ParseShortDecimal(t *testing.T) {
+	const alphabet = "059./:\xb0"
+	check := func(s string, shift int) {
+		var v uint64
+		for i := len(s) - 1; i >= 0; i-- {
+			v = v<<8 | uint64(s[i])
+		}
+		got, gok := parseShortDecimal(v, len(s), shift)
+		want, wok := parseSimpleDecimal([]byte(s), shift)
+		if got != want || gok != wok {
+			t.Fatalf("parseShortDecimal(%q, %d) = %v, %v; parseSimpleDecimal: %v, %v", s, shift, got, gok, want, wok)
+		}
+	}
+	var walk func(prefix string)
+	walk = func(prefix string) {
+		check(prefix, 0)
+		check(prefix, 3)
+		if len(prefix) < 6 {
+			for i := range len(alphabet) {
+				walk(prefix + alphabet[i:i+1])
+			}
+		}
+	}
+	walk("")
+	for _, s := range []string{"12345678", "99999999", "1234567.", ".1234567", "1234.567", "00000000", "0000000.", "1234567", "9.999999", "12345.6/", "1234567:"} {
+		for shift := range 10 {
+			check(s, shift)
+		}
+	}
+}
+
 // parseSimpleDecimalSwitch is parseSimpleDecimal as it was before issue
 // 13's rewrite, a switch per byte: the reference of the fuzz test.
 func parseSimpleDecimalSwitch(b []byte, shift int) (float64, bool) {

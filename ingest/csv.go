@@ -780,34 +780,33 @@ func (w *csvWorker) fastPlain(data []byte, b *batch) {
 		}
 		// The record has ncols fields: every hop below finds its
 		// delimiter.
-		field := rec
-		// When the field is found in its record's last 8 bytes (see
-		// below), short holds its bytes in its low lanes, the others
-		// zero, and shortLen its length; else shortLen is -1.
+		// The field is field[start:]; the slice is taken only where it
+		// is read. When it is found in its record's last 8 bytes, short
+		// holds its bytes in its low lanes, the others zero, and
+		// shortLen its length; else shortLen is 0.
+		field, start := rec, 0
 		var short uint64
-		shortLen := -1
+		shortLen := 0
 		if fromEnd {
 			for col := ncols - 1; col > idx; col-- {
 				field = field[:lastIndexByte(field, delim)]
 			}
 			// The last field, mostly shorter than 8 bytes: the last 8
 			// tested at once.
-			j := -1
 			if n := len(field) - 8; n < 0 {
-				j = lastIndexByte(field, delim)
+				start = lastIndexByte(field, delim) + 1
 			} else {
 				x := binary.LittleEndian.Uint64(field[n:])
 				if m := equalBytes(x, cs); m != 0 {
 					k := (63 - bits.LeadingZeros64(m)) >> 3
-					j = n + k
+					start = n + k + 1
 					if k < 7 { // else the field is empty
 						short, shortLen = x>>((8*k+8)&63), 7-k
 					}
 				} else {
-					j = lastIndexByte(field[:n], delim)
+					start = lastIndexByte(field[:n], delim) + 1
 				}
 			}
-			field = field[j+1:]
 		} else {
 			for range idx {
 				field = field[bytes.IndexByte(field, delim)+1:]
@@ -823,13 +822,14 @@ func (w *csvWorker) fastPlain(data []byte, b *batch) {
 		if shortLen > 0 {
 			t, ok = parseShortDecimal(short, shortLen, shift)
 		} else {
-			t, ok = parseSimpleDecimal(field, shift)
+			t, ok = parseSimpleDecimal(field[start:], shift)
 		}
 		if ok && t*mul <= MaxSeconds {
 			times = append(times, t*mul)
 			plain++
 			continue
 		}
+		field = field[start:]
 		b.times = times
 		w.cells[roleDur] = cell{kind: cellText, b: field}
 		b.at = line

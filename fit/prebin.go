@@ -96,6 +96,15 @@ func preBin(t []float64, m masses, cw []float64, delta float64, spikes *spikeSet
 	turn := sync.NewCond(&mu)
 	next := 0
 	free := make(chan []float64, 2)
+	// Items outside the span of the spikes' regions, nearly all of them,
+	// skip take, which leaves their mass as it is (a call per item was a
+	// fifth of this pass's instructions).
+	spikeLo, spikeHi := math.Inf(1), math.Inf(-1)
+	if spikes != nil {
+		for _, r := range spikes.region {
+			spikeLo, spikeHi = min(spikeLo, r.lo), max(spikeHi, r.hi)
+		}
+	}
 	bulk.Chunks(n, func(ch, a, b int) {
 		var bins, spike []float64
 		select {
@@ -113,7 +122,7 @@ func preBin(t []float64, m masses, cw []float64, delta float64, spikes *spikeSet
 		mc := m.cursor(t, a)
 		for i := a; i < b; i++ {
 			v, w := t[i], mc.of(i)
-			if spikes != nil {
+			if v >= spikeLo && v < spikeHi {
 				w = spikes.take(v, w, spike)
 			}
 			y := deroundBy(v, delta, wy)

@@ -32,11 +32,17 @@ func FuzzParseSimpleDecimal(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string, k uint8) {
 		shift := []int{0, 3, 6, 9}[k%4]
-		if v, ok := parseSimpleDecimal([]byte(s), shift); ok {
+		v, ok := parseSimpleDecimal([]byte(s), shift)
+		if ok {
 			ref, err := strconv.ParseFloat(s+"e-"+strconv.Itoa(shift), 64)
 			if err != nil || ref != v {
 				t.Fatalf("parseSimpleDecimal(%q, %d) = %v, strconv: %v, %v", s, shift, v, ref, err)
 			}
+		}
+		// Issue 13: the loop per part accepts what the switch per byte
+		// accepted, no more, no less.
+		if wv, wok := parseSimpleDecimalSwitch([]byte(s), shift); ok != wok || v != wv {
+			t.Fatalf("parseSimpleDecimal(%q, %d) = %v, %v; the switch per byte gave %v, %v", s, shift, v, ok, wv, wok)
 		}
 		m := decimalNumber.FindStringSubmatch(s)
 		if m == nil {
@@ -58,6 +64,101 @@ func FuzzParseSimpleDecimal(f *testing.F) {
 			t.Fatalf("parseSigned(%q, 10^-%d s) = %v, %v; strconv: %v", s, shift, got, gerr, ref)
 		}
 	})
+}
+
+// FuzzParseShortDecimal: on text of up to 8 bytes, in a word's lanes,
+// parseShortDecimal accepts what parseSimpleDecimal accepts and gives
+// the same value (issue 13).
+func FuzzParseShortDecimal(f *testing.F) {
+	for _, s := range []string{"0", "1.5", "14.485", "61.163", ".5", "5.", "1.2.3", "12345678", "1234567.", ".1234567", "-1", "1e3", "", ".", "9:5", "/9", "\xb1.5", "0.000001"} {
+		f.Add(s, uint8(0))
+		f.Add(s, uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, s string, k uint8) {
+		if len(s) > 8 {
+			s = s[:8]
+		}
+		shift := int(k % 10)
+		var v uint64
+		for i := len(s) - 1; i >= 0; i-- {
+			v = v<<8 | uint64(s[i])
+		}
+		got, gok := parseShortDecimal(v, len(s), shift)
+		want, wok := parseSimpleDecimal([]byte(s), shift)
+		if got != want || gok != wok {
+			t.Fatalf("parseShortDecimal(%q, %d) = %v, %v; parseSimpleDecimal: %v, %v", s, shift, got, gok, want, wok)
+		}
+	})
+}
+
+// TestIssue13ParseShortDecimal compares parseShortDecimal with
+// parseSimpleDecimal on every text of up to 6 bytes over digits, the
+// point, the bytes either side of the digits ('/', ':') and one above
+// 0x7f, and on texts of 7 and 8 bytes.
+func TestIssue13ParseShortDecimal(t *testing.T) {
+	const alphabet = "059./:\xb0"
+	check := func(s string, shift int) {
+		var v uint64
+		for i := len(s) - 1; i >= 0; i-- {
+			v = v<<8 | uint64(s[i])
+		}
+		got, gok := parseShortDecimal(v, len(s), shift)
+		want, wok := parseSimpleDecimal([]byte(s), shift)
+		if got != want || gok != wok {
+			t.Fatalf("parseShortDecimal(%q, %d) = %v, %v; parseSimpleDecimal: %v, %v", s, shift, got, gok, want, wok)
+		}
+	}
+	var walk func(prefix string)
+	walk = func(prefix string) {
+		check(prefix, 0)
+		check(prefix, 3)
+		if len(prefix) < 6 {
+			for i := range len(alphabet) {
+				walk(prefix + alphabet[i:i+1])
+			}
+		}
+	}
+	walk("")
+	for _, s := range []string{"12345678", "99999999", "1234567.", ".1234567", "1234.567", "00000000", "0000000.", "1234567", "9.999999", "12345.6/", "1234567:"} {
+		for shift := range 10 {
+			check(s, shift)
+		}
+	}
+}
+
+// parseSimpleDecimalSwitch is parseSimpleDecimal as it was before issue
+// 13's rewrite, a switch per byte: the reference of the fuzz test.
+func parseSimpleDecimalSwitch(b []byte, shift int) (float64, bool) {
+	if len(b) == 0 || len(b) > 16 {
+		return 0, false
+	}
+	var mant uint64
+	digits, frac := 0, -1
+	for i, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			mant = mant*10 + uint64(c-'0')
+			digits++
+		case c == '.' && frac < 0:
+			frac = i
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 {
+		return 0, false
+	}
+	if frac < 0 && shift == 0 {
+		return float64(mant), true
+	}
+	n := shift
+	if frac >= 0 {
+		n += len(b) - frac - 1
+	}
+	if n >= len(pow10) {
+		return 0, false
+	}
+	return float64(mant) / pow10[n], true
 }
 
 // decimalNumber is a decimal number: sign and digits (m[1]), exponent (m[2]).

@@ -71,6 +71,10 @@ var cliCases = []struct {
 	// A given horizon before most settles is warned about (the mean lag
 	// leaves out the items after it).
 	{"plan_horizon_cut", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--budget|10|--horizon|1s|-q", 0},
+	// A horizon before every settle (the fresh user's --horizon 100ms on
+	// payments, whose first settle is at 0.15 s) is a usage error naming
+	// the first settle, not the KDE grid's panic.
+	{"issue15_plan_horizon_before_settles", "plan|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--horizon|100ms|--budget|20|-q", 2},
 	// Issue 17 must show: at "now"'s budgets and horizon the default plan
 	// has at most 4 phases and a held-out mean lag at least 10% below
 	// "now"'s, at no more stuck or mean polls.

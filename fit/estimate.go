@@ -752,8 +752,14 @@ func (d *Density) smoothPart(t []float64, ms masses, cw, width []float64, spikes
 	switch {
 	case logDom:
 		top = math.Min(yhi, math.Log(H))
+		if top < ylo {
+			return horizonBeforeSettles(H, math.Exp(ylo))
+		}
 	default:
 		top = math.Min(yhi, H)
+		if top < ylo {
+			return horizonBeforeSettles(H, ylo)
+		}
 	}
 	lo, hi := ylo-4*h, top+4*h
 	if opt.Domain == DomainReflect {
@@ -872,9 +878,12 @@ func parseNumber(s string) (float64, bool) {
 // grid interval), on the domain's grid.
 func (d *Density) histogram(t, m []float64, contMass float64, opt Options) error {
 	H := opt.Horizon
+	lo, _ := minMax(t)
+	if err := horizonBeforeSettles(H, lo); err != nil {
+		return err
+	}
 	var T []float64
 	if opt.Domain == DomainLog {
-		lo, _ := minMax(t)
 		T = logGrid(lo/2, H, opt.Grid)
 	} else {
 		T = linGrid(H, opt.Grid)
@@ -898,6 +907,18 @@ func (d *Density) histogram(t, m []float64, contMass float64, opt Options) error
 	k := 0
 	d.fill(T, func(float64) (float64, float64) { v := [2]float64{pdf[k], cum[k]}; k++; return v[0], v[1] })
 	return nil
+}
+
+// horizonBeforeSettles is the error of a non-parametric fit whose
+// horizon H (seconds) comes before the first settle time first: the grid
+// it estimates on would hold none of the data (a horizon of 1m for jobs
+// that take hours, or --horizon 60 meant as minutes). nil when H is at or
+// past first.
+func horizonBeforeSettles(H, first float64) error {
+	if H >= first {
+		return nil
+	}
+	return fmt.Errorf("%w: the horizon %gs comes before every settle time (the first at %.4gs): nothing settles within it to estimate; choose a horizon past the first settles, or let the data set it", ErrOption, H, first)
 }
 
 // weyl returns frac(i·φ), φ the golden ratio: a low-discrepancy sequence

@@ -507,6 +507,11 @@ func heldOutError(err error, all, train, test *ingest.Sample, sv Solve, fo fit.O
 	if test == nil || test == train || errors.As(err, new(*UsageError)) {
 		return err
 	}
+	if isOptionError(err) {
+		// The settings are at fault (a horizon before every settle),
+		// not the rows held out.
+		return &UsageError{err}
+	}
 	hint := "--holdout 0 fits and scores on all"
 	all0, _, herr := sv.withHorizon(all)
 	if herr == nil {

@@ -66,6 +66,13 @@ type KS struct {
 	// KSMaxItems taken from a larger sample; with censoring, the settled
 	// ones among them.
 	N float64 `json:"n"`
+	// Subsample, when > 0, is the number of items of the evenly strided
+	// subsample (subsample) the distance was computed on, out of a sample
+	// of more than KSMaxItems: F_n then carries the sampling error of
+	// Subsample items, not of Rows, which dominates the distance when the
+	// fit is close (DKWBand(KSMaxItems, 0.05) = 0.0053); 0 when every
+	// item was compared (also the exact Kaplan–Meier distance in-sample).
+	Subsample int `json:"subsample,omitempty"`
 	// Rows is the number of items in the sample: rows, or for weighted
 	// (binned) input their total weight rounded, the items the bins
 	// count.
@@ -186,8 +193,17 @@ func KSDistance(d *Density, s *ingest.Sample) KS {
 	x, F, n, free := ksEmpirical(s)
 	k := ksSteps(d, x, F, false)
 	free()
-	k.N, k.Rows = n, rowsOf(s)
+	k.N, k.Rows, k.Subsample = n, rowsOf(s), subsampled(s)
 	return k
+}
+
+// subsampled is KS.Subsample for a sample: the length of its KS
+// subsample when it has more than KSMaxItems items, else 0.
+func subsampled(s *ingest.Sample) int {
+	if s.Len() <= KSMaxItems {
+		return 0
+	}
+	return KSMaxItems / subsampleRun * subsampleRun
 }
 
 // ksEmpirical is empiricalSteps of the sample's KS subsample
@@ -239,7 +255,7 @@ func startKS(s *ingest.Sample) func(d *Density) KS {
 		st := <-ch
 		k := ksSteps(d, st.x, st.F, false)
 		st.free()
-		k.N, k.Rows = st.n, rowsOf(s)
+		k.N, k.Rows, k.Subsample = st.n, rowsOf(s), subsampled(s)
 		return k
 	}
 }

@@ -337,15 +337,31 @@ func fitSummary(d *fit.Density) string {
 	fmt.Fprintf(&b, "stuck share %.3g", d.StuckShare)
 	if k := d.KS; k != nil {
 		fmt.Fprintf(&b, ", KS %.3g at %s", k.D, formatSeconds(k.At))
-		if d.HoldoutKS == nil && k.Band95 > 0 {
-			fmt.Fprintf(&b, " (in-sample; conservative 95%% band %.3g)", k.Band95)
+		inSample := d.HoldoutKS == nil && k.Band95 > 0
+		var notes []string
+		if inSample {
+			notes = append(notes, "in-sample")
+		}
+		if k.Subsample > 0 {
+			notes = append(notes, fmt.Sprintf("on a subsample of %d of the %d rows", k.Subsample, k.Rows))
+		}
+		if len(notes) > 0 {
+			band := ""
+			if inSample {
+				band = fmt.Sprintf("; conservative 95%% band %.3g", k.Band95)
+			}
+			fmt.Fprintf(&b, " (%s%s)", strings.Join(notes, ", "), band)
 		}
 	}
 	if d.HoldoutN > 0 {
 		fmt.Fprintf(&b, ", held-out log-likelihood %.4f per row (%d rows)", d.HoldoutLogLik, d.HoldoutN)
 	}
 	if k := d.HoldoutKS; k != nil {
-		fmt.Fprintf(&b, ", held-out KS %.3g (95%% two-sample band %.3g)", k.D, k.Band95)
+		fmt.Fprintf(&b, ", held-out KS %.3g", k.D)
+		if k.Subsample > 0 {
+			fmt.Fprintf(&b, " on a subsample of %d of the %d rows", k.Subsample, k.Rows)
+		}
+		fmt.Fprintf(&b, " (95%% two-sample band %.3g)", k.Band95)
 	}
 	return b.String()
 }

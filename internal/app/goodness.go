@@ -236,11 +236,25 @@ func writeKSLine(w io.Writer, s *section) {
 	if d.KS == nil {
 		return
 	}
-	fmt.Fprintf(w, "   fit vs data: KS distance %.3g on the %d %s fitted", d.KS.D, d.N, plural(d.N, "row"))
+	fmt.Fprintf(w, "   fit vs data: KS distance %.3g on %s%d %s fitted", d.KS.D, ofSubsample(*d.KS), d.N, plural(d.N, "row"))
+	if k := d.KS; k.Subsample > 0 && d.HoldoutKS == nil {
+		fmt.Fprintf(w, " (the subsample's own 95%% band %.3g)", fit.DKWBand(float64(k.Subsample), 0.05))
+	}
 	if k := d.HoldoutKS; k != nil {
-		fmt.Fprintf(w, ", %.3g on the %d held out (95%% two-sample band %.3g)", k.D, k.Rows, k.Band95)
+		fmt.Fprintf(w, ", %.3g on %s%d held out (95%% two-sample band %.3g)", k.D, ofSubsample(*k), k.Rows, k.Band95)
 	}
 	fmt.Fprintln(w)
+}
+
+// ofSubsample names the KS subsample a distance was computed on, to go
+// before "N rows": "a subsample of 65536 of the ", or "the " when every
+// row was compared. A large sample's distance is mostly the subsample's
+// own sampling error once the fit is close (fit.KS.Subsample).
+func ofSubsample(k fit.KS) string {
+	if k.Subsample > 0 {
+		return fmt.Sprintf("a subsample of %d of the ", k.Subsample)
+	}
+	return "the "
 }
 
 // writeLagCheck writes the realised mean lag beside the expected one, and

@@ -183,3 +183,32 @@ func TestFormatCount(t *testing.T) {
 		}
 	}
 }
+
+// TestIssue11KSLineNamesSubsample: plan's fit-vs-data line says when a
+// distance was computed on the KS subsample of a large sample, and gives
+// the in-sample one the subsample's own band; small samples read as
+// before.
+func TestIssue11KSLineNamesSubsample(t *testing.T) {
+	cases := []struct {
+		name string
+		d    *fit.Density
+		want string
+	}{
+		{"small, in-sample", &fit.Density{N: 5000, KS: &fit.KS{D: 0.00702, Rows: 5000}},
+			"   fit vs data: KS distance 0.00702 on the 5000 rows fitted\n"},
+		{"large, held out", &fit.Density{N: 1400000,
+			KS:        &fit.KS{D: 0.00579, Rows: 1400000, Subsample: 65536},
+			HoldoutKS: &fit.KS{D: 0.00348, Rows: 600000, Subsample: 65536, Band95: 0.00543}},
+			"   fit vs data: KS distance 0.00579 on a subsample of 65536 of the 1400000 rows fitted, 0.00348 on a subsample of 65536 of the 600000 held out (95% two-sample band 0.00543)\n"},
+		// DKWBand(65536, 0.05) = sqrt(ln 40 / 131072) = 0.005305.
+		{"large, in-sample", &fit.Density{N: 2000000, KS: &fit.KS{D: 0.00333, Rows: 2000000, Subsample: 65536}},
+			"   fit vs data: KS distance 0.00333 on a subsample of 65536 of the 2000000 rows fitted (the subsample's own 95% band 0.00531)\n"},
+	}
+	for _, c := range cases {
+		var b strings.Builder
+		writeKSLine(&b, &section{Density: c.d})
+		if b.String() != c.want {
+			t.Errorf("%s: writeKSLine =\n%q, want\n%q", c.name, b.String(), c.want)
+		}
+	}
+}

@@ -632,10 +632,16 @@ func fitFacts(s *section) (facts, goodness []html.Fact) {
 		f := html.Fact{Label: "KS distance, rows fitted", Value: fmt.Sprintf("%.3g", k.D)}
 		f.Note = fmt.Sprintf("on %s rows; at %s (fit %s the data over %s–%s)",
 			thousands(k.Rows), formatSeconds(k.At), side(k.Diff), formatSeconds(k.From), formatSeconds(k.To))
+		if k.Subsample > 0 {
+			f.Note = fmt.Sprintf("on a subsample of %s of %s rows; at %s (fit %s the data over %s–%s)",
+				thousands(k.Subsample), thousands(k.Rows), formatSeconds(k.At), side(k.Diff), formatSeconds(k.From), formatSeconds(k.To))
+		}
 		switch {
 		case k.Band95 > 0 && k.D > k.Band95 && k.D > fit.KSWarnFloor:
 			f.Note += fmt.Sprintf("; beyond the one-sample 95%% band %.3g, which is conservative on the rows fitted: the fit misses the data", k.Band95)
 			f.Warn = d.HoldoutKS == nil
+		case k.Subsample > 0:
+			f.Note += fmt.Sprintf("; mostly the subsample's own sampling error (its 95%% band %.3g)", fit.DKWBand(float64(k.Subsample), 0.05))
 		default:
 			f.Note += "; biased low: the fit was drawn towards these rows"
 		}
@@ -644,12 +650,12 @@ func fitFacts(s *section) (facts, goodness []html.Fact) {
 	if k := d.HoldoutKS; k != nil {
 		f := html.Fact{Label: "KS distance, held-out rows", Value: fmt.Sprintf("%.3g", k.D)}
 		if k.D > k.Band95 {
-			f.Note = fmt.Sprintf("beyond its 95%% two-sample band %.3g (Smirnov, %s rows fitted, %s held out): the fit misses the data at %s (fit %s it over %s–%s)",
-				k.Band95, thousands(int(math.Round(k.FittedN))), thousands(k.Rows), formatSeconds(k.At), side(k.Diff), formatSeconds(k.From), formatSeconds(k.To))
+			f.Note = fmt.Sprintf("beyond its 95%% two-sample band %.3g (Smirnov, %s rows fitted, %s held out%s): the fit misses the data at %s (fit %s it over %s–%s)",
+				k.Band95, thousands(int(math.Round(k.FittedN))), thousands(k.Rows), subsampleNote(*k), formatSeconds(k.At), side(k.Diff), formatSeconds(k.From), formatSeconds(k.To))
 			f.Warn = true
 		} else {
-			f.Note = fmt.Sprintf("within its 95%% two-sample band %.3g (Smirnov, %s rows fitted, %s held out): as close as sampling error allows",
-				k.Band95, thousands(int(math.Round(k.FittedN))), thousands(k.Rows))
+			f.Note = fmt.Sprintf("within its 95%% two-sample band %.3g (Smirnov, %s rows fitted, %s held out%s): as close as sampling error allows",
+				k.Band95, thousands(int(math.Round(k.FittedN))), thousands(k.Rows), subsampleNote(*k))
 		}
 		goodness = append(goodness, f)
 	}
@@ -943,4 +949,13 @@ func plural(n int, what string) string {
 		return what
 	}
 	return what + "s"
+}
+
+// subsampleNote is ", compared on a subsample of N" for a distance
+// computed on a KS subsample (fit.KS.Subsample), else "".
+func subsampleNote(k fit.KS) string {
+	if k.Subsample == 0 {
+		return ""
+	}
+	return ", compared on a subsample of " + thousands(k.Subsample)
 }

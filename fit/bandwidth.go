@@ -352,7 +352,10 @@ func selectBandwidth(rule string, s wsample) (float64, error) {
 		if m == 0 {
 			m = isjBins
 		}
-		return s.botev(m)
+		if isjFixedBins {
+			return s.botev(m)
+		}
+		return s.isj(m)
 	}
 	v, err := strconv.ParseFloat(rule, 64)
 	if err != nil || !(v > 0) || math.IsInf(v, 0) {
@@ -818,7 +821,26 @@ func bisect(f func(float64) float64, a, b, tol float64) float64 {
 // The bandwidth is √t*·R. Deviations from kde.m: linear instead of simple
 // binning, and N is the (effective) sample size as in the paper, not the
 // number of distinct values.
-func (s wsample) botev(m int) (float64, error) {
+func (s wsample) botev(m int) (float64, error) { return s.botevOn(m, m, 0, 0) }
+
+// botevOn is botev on m bins over the domain of M bins: kde.m's DCT sees
+// its m bins as the cells of width 1/m of [0, 1], that is of
+// [lo − dx/2, hi + dx/2] with dx = R/(m − 1), a domain of length
+// L = R·m/(m − 1), and its bandwidth √t*·R is √t*·L·(m − 1)/m: a bias of
+// −1/m (−6·10⁻⁵ at 2¹⁴ bins, −10⁻³ at 2¹⁰). With m < M the bins are laid
+// on the M-bin domain instead, cells of width L/m with L = R·M/(M − 1),
+// and the bandwidth is √t*·R as with M bins; what is left between the two
+// is the binning of the data (isj).
+//
+// With guess > 0, a bandwidth found on coarser bins whose relative error
+// is thought below spread, the fixed point is first sought between
+// guess/(1 + 2·spread)² and guess·(1 + 2·spread)² (in t = (h/R)²): where
+// the fixed-point function changes sign there, Brent's method needs a
+// few evaluations near t* instead of the twenty-odd from t = 0, where
+// every one of the m − 1 terms of each sum counts. The root is the same
+// to Brent's tolerance, a few ulps of t, wherever the function has one
+// root; elsewhere the search starts from t = 0 as without a guess.
+func (s wsample) botevOn(m, M int, guess, spread float64) (float64, error) {
 	_, N := s.total()
 	lo, hi := s.minMax()
 	r := hi - lo
@@ -827,6 +849,13 @@ func (s wsample) botev(m int) (float64, error) {
 	}
 	lo, hi = lo-r/10, hi+r/10
 	R := hi - lo
+	step := R / float64(m-1) // the bins' spacing
+	if m != M {
+		L := R * float64(M) / float64(M-1)
+		step = L / float64(m)
+		lo += (step - R/float64(M-1)) / 2
+		hi = lo + float64(m-1)*step
+	}
 	// Every array here comes from floatScratch and goes back on return
 	// (1.6 MB a fit, which the garbage collector cost more to reclaim
 	// than to fill at 10³ values).
@@ -834,7 +863,7 @@ func (s wsample) botev(m int) (float64, error) {
 	defer floatScratch.put(bins)
 	x, w := s.x, s.w
 	if s.width != nil {
-		x, w = s.spreadPoints(R / float64(m-1))
+		x, w = s.spreadPoints(step)
 	}
 	binLinear(bins, x, w, 1, lo, hi, false)
 	tot := 0.0
@@ -884,6 +913,15 @@ func (s wsample) botev(m int) (float64, error) {
 			f = 2 * math.Pow(math.Pi, 2*float64(s)) * sumTerms(s, time)
 		}
 		return t - math.Pow(2*N*math.Sqrt(math.Pi)*f, -0.4)
+	}
+	if guess > 0 && spread < 0.5 {
+		g := sq(guess / R)
+		a, b := g/sq(1+2*spread), g*sq(1+2*spread)
+		if fa := fixed(a); fa < 0 {
+			if fb := fixed(b); fb > 0 {
+				return math.Sqrt(brentFrom(fixed, a, b, fa, fb, 1e-300)) * R, nil
+			}
+		}
 	}
 	nc := math.Min(1050, math.Max(50, N))
 	tol := 1e-12 + 0.01*(nc-50)/1000
@@ -1111,3 +1149,53 @@ func itemWidths(s *ingest.Sample, logDom bool) []float64 {
 	}
 	return width
 }
+
+// isj returns the ISJ bandwidth of botev on M bins (isjBins, kde.m's
+// 2¹⁴), computed on fewer bins where they are fine against the bandwidth
+// found: first on isjFirstBins over the same domain (botevOn), then, while
+// the bandwidth spans fewer than isjCellsPerBandwidth bins, on the power
+// of two that it would span that many of, up to M. The bins' own error is
+// then second order in step/h, below 0.1 % of the M-bin bandwidth over
+// TestISJAdaptiveBins' battery (at most about 0.3·(step/h)², 3·10⁻⁴ at
+// 32 bins per bandwidth) and below the bandwidth's sampling error at
+// every n (docs/performance.md, "Fit"). At 10³ lognormal values in ln t
+// that is 2¹⁰ bins, at 10⁵ 2¹², at 10⁶ 2¹³: a sixteenth to a half of
+// the DCT and the sums' coefficients. A failed fixed point on fewer bins
+// is tried again on M.
+func (s wsample) isj(M int) (float64, error) {
+	m := min(M, isjFirstBins)
+	var guess, spread float64
+	for m < M {
+		h, err := s.botevOn(m, M, guess, spread)
+		if err != nil {
+			guess = 0
+			break
+		}
+		lo, hi := s.minMax()
+		step := 1.2 * (hi - lo) * float64(M) / float64(M-1) / float64(m)
+		if h >= isjCellsPerBandwidth*step {
+			return h, nil
+		}
+		// The bandwidth at finer bins is close to this one (within about
+		// 0.3·(step/h)²) or smaller (a spike's): refine to span it, and
+		// check again there.
+		guess, spread = h, sq(step/h)
+		for m < M && h < isjCellsPerBandwidth*step {
+			m *= 2
+			step /= 2
+		}
+	}
+	return s.botevOn(M, M, guess, spread)
+}
+
+// isjFixedBins makes the ISJ rule bin on all its bins at once (botev), as
+// before isj: TestISJAdaptiveBins compares the two.
+var isjFixedBins = false
+
+// isjFirstBins is the number of bins isj tries first, and
+// isjCellsPerBandwidth how many of them the bandwidth must span to be
+// kept (TestISJAdaptiveBins).
+const (
+	isjFirstBins         = 1 << 10
+	isjCellsPerBandwidth = 32
+)

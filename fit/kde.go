@@ -313,7 +313,12 @@ func convolveGauss(y []float64, dx, h float64, K, n int, pdf bool) (dens, cdf []
 		dens = fft.Sequence(pad, prod)[:m] // pad's capacity, for release
 		inv := 1 / (float64(n) * dx)
 		for i, v := range dens {
-			dens[i] = math.Max(0, v*inv)
+			// math.Max(0, v) for every v (NaN, ±0), as a comparison:
+			// math.Max is a call.
+			if v *= inv; v <= 0 {
+				v = 0
+			}
+			dens[i] = v
 		}
 		pad = floatScratch.get(n)
 	}
@@ -344,7 +349,7 @@ func convolveGauss(y []float64, dx, h float64, K, n int, pdf bool) (dens, cdf []
 	// Round-off can break monotonicity by ~1e-16; the CDF must not.
 	below, prev := 0.0, 0.0
 	for j := range m {
-		v := math.Max(prev, below+y[j]/2-conv[j]*inv)
+		v := atLeast(prev, below+y[j]/2-conv[j]*inv)
 		cdf[j] = v
 		prev = v
 		below += y[j]
@@ -509,7 +514,7 @@ func (g *kdeGrid) at(y float64) (pdf, cdf float64) {
 	f := pos - float64(j)
 	p0, c0 := g.cell(j)
 	p1, c1 := g.cell(j + 1)
-	c1 = math.Max(c0, c1) // the direct sums round each cell apart
+	c1 = atLeast(c0, c1) // the direct sums round each cell apart
 	return p0 + f*(p1-p0), c0 + f*(c1-c0)
 }
 
@@ -524,6 +529,17 @@ func (g *kdeGrid) cell(j int) (pdf, cdf float64) {
 }
 
 func sq(x float64) float64 { return x * x }
+
+// atLeast is math.Max(lo, x) for every lo and x (NaN, ±0 and ±Inf
+// included), a comparison where x > lo: math.Max is a call, and the
+// KDE's CDF and the output grid take one a point (7 % of a fit of 10³
+// values).
+func atLeast(lo, x float64) float64 {
+	if x > lo {
+		return x
+	}
+	return math.Max(lo, x)
+}
 
 // stdNormalCDF is Φ, the standard normal CDF.
 func stdNormalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }

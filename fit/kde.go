@@ -170,7 +170,7 @@ func gaussKDE(x, w []float64, mass, h, lo, hi float64, m int, reflect, pdf bool,
 	}
 	dx := (hi - lo) / float64(m-1)
 	K := min(int(math.Ceil(kernelReach*h/dx)), m-1)
-	n := fftLen(m + K + 1)
+	n := kdeFFTLen(y, K)
 	g := &kdeGrid{Lo: lo, DX: dx, M: m, bins: y}
 	terms := 2 * float64(queries) * float64(2*K+1)
 	if pdf {
@@ -185,6 +185,29 @@ func gaussKDE(x, w []float64, mass, h, lo, hi float64, m int, reflect, pdf bool,
 	}
 	g.PDF, g.CDF = convolveGauss(y, dx, h, K, n, pdf)
 	return g
+}
+
+// kdeFFTLen returns the FFT length for convolving the m cells y with a
+// kernel of reach K cells: the least fftLen such that the circular
+// convolution wraps no mass within reach of a cell of the grid. With the
+// masses in cells a…b (the first and last not 0), cell j takes cell k's
+// at offset j − k ∈ [−b, m − 1 − a], and the wrapped offsets j − k ± n
+// stay beyond ±K when n ≥ max(b, m − 1 − a) + K + 1 (and n ≥ m, to hold
+// the cells). The grid reaches 4h
+// past the data on either side and the kernel 9h, so this is about
+// m + 5h/dx where m + K + 1 = m + 9h/dx would do at any masses (the
+// reflect domain's mirrored masses, or data past the horizon, reach the
+// grid's ends: then it is that).
+func kdeFFTLen(y []float64, K int) int {
+	m := len(y)
+	a, b := 0, m-1
+	for a < b && y[a] == 0 {
+		a++
+	}
+	for b > a && y[b] == 0 {
+		b--
+	}
+	return fftLen(max(m, max(b, m-1-a)+K+1)) // and the m cells themselves
 }
 
 // fftLen returns the least n ≥ k of the form 2^a·3^b·5^c (the factors

@@ -40,7 +40,7 @@ func TestKDEPathsAgree(t *testing.T) {
 				ksum += math.Exp(-0.5*sq(float64(l)*dx/h)) / (h * math.Sqrt(2*math.Pi))
 			}
 			scale := 1 / (ksum * dx)
-			dens, cdf := convolveGauss(y, dx, h, K, fftLen(m+K+1), true)
+			dens, cdf := convolveGauss(y, dx, h, K, kdeFFTLen(y, K), true)
 			direct := newKDEDirect(y, dx, h, K, true)
 			peak := 0.0
 			for _, v := range dens {

@@ -14,8 +14,10 @@ import (
 // regular grid lo + j·(hi−lo)/(m−1) by linear binning: a point between
 // cells j and j+1 gives each a share proportional to its closeness
 // (Wand & Jones 1995, Kernel Smoothing, appendix D; the same rule as R's
-// C_BinDist). Points outside [lo, hi] are dropped. With mirror the points
-// are binned at −x (reflection at 0).
+// C_BinDist). Points outside [lo, hi] are dropped. With mirror each point
+// is also binned at −x (reflection at 0), in the same pass: a second
+// pass over the values cost more than binning them (most mirrored points
+// fall below the grid, but each is read, negated and tested).
 func binLinear(dst, x, w []float64, mass, lo, hi float64, mirror bool) {
 	// On all cores: each chunk into bins of its own, added in chunk order
 	// so that the sums do not depend on the schedule. A chunk holds at
@@ -32,12 +34,8 @@ func binLinear(dst, x, w []float64, mass, lo, hi float64, mirror bool) {
 		})
 		return
 	}
-	m := len(dst)
-	dx := (hi - lo) / float64(m-1)
+	dx := (hi - lo) / float64(len(dst)-1)
 	for i, v := range x {
-		if mirror {
-			v = -v
-		}
 		wi := mass
 		if w != nil {
 			wi = w[i]
@@ -45,24 +43,30 @@ func binLinear(dst, x, w []float64, mass, lo, hi float64, mirror bool) {
 		if wi == 0 {
 			continue
 		}
-		// Below lo by a cell or more, pos is −1 or less: skipped without
-		// the division (most of the mirrored points of reflect).
-		if v-lo <= -dx {
-			continue
+		binAt(dst, v, wi, lo, dx)
+		// Mirrored below lo by a cell or more, pos would be −1 or less:
+		// skipped without the division (most mirrored points).
+		if mirror && -v-lo > -dx {
+			binAt(dst, -v, wi, lo, dx)
 		}
-		pos := (v - lo) / dx
-		if !(pos >= 0) || pos > float64(m-1) {
-			continue
-		}
-		j := int(pos)
-		if j >= m-1 {
-			dst[m-1] += wi
-			continue
-		}
-		f := pos - float64(j)
-		dst[j] += wi * (1 - f)
-		dst[j+1] += wi * f
 	}
+}
+
+// binAt adds weight wi at v to the cells dx apart from lo (binLinear).
+func binAt(dst []float64, v, wi, lo, dx float64) {
+	pos := (v - lo) / dx
+	last := len(dst) - 1
+	if !(pos >= 0) || pos > float64(last) {
+		return
+	}
+	j := int(pos)
+	if j >= last {
+		dst[last] += wi
+		return
+	}
+	f := pos - float64(j)
+	dst[j] += wi * (1 - f)
+	dst[j+1] += wi * f
 }
 
 // addChunks calls bin(a, b, bins) for the chunks [a, b) of size items of
@@ -164,10 +168,7 @@ func gaussKDE(x, w []float64, mass, h, lo, hi float64, m int, reflect, pdf bool,
 		y = floatScratch.get(m)
 		clear(y) // binLinear adds to the cells
 	}
-	binLinear(y, x, w, mass, lo, hi, false)
-	if reflect {
-		binLinear(y, x, w, mass, lo, hi, true)
-	}
+	binLinear(y, x, w, mass, lo, hi, reflect)
 	dx := (hi - lo) / float64(m-1)
 	K := min(int(math.Ceil(kernelReach*h/dx)), m-1)
 	n := kdeFFTLen(y, K)

@@ -821,16 +821,52 @@ func bisect(f func(float64) float64, a, b, tol float64) float64 {
 // The bandwidth is √t*·R. Deviations from kde.m: linear instead of simple
 // binning, and N is the (effective) sample size as in the paper, not the
 // number of distinct values.
-func (s wsample) botev(m int) (float64, error) { return s.botevOn(m, m, 0, 0) }
+func (s wsample) botev(m int) (float64, error) { return s.botevOn(m, 0, 0) }
 
-// botevOn is botev on m bins over the domain of M bins: kde.m's DCT sees
-// its m bins as the cells of width 1/m of [0, 1], that is of
-// [lo − dx/2, hi + dx/2] with dx = R/(m − 1), a domain of length
-// L = R·m/(m − 1), and its bandwidth √t*·R is √t*·L·(m − 1)/m: a bias of
-// −1/m (−6·10⁻⁵ at 2¹⁴ bins, −10⁻³ at 2¹⁰). With m < M the bins are laid
-// on the M-bin domain instead, cells of width L/m with L = R·M/(M − 1),
-// and the bandwidth is √t*·R as with M bins; what is left between the two
-// is the binning of the data (isj).
+// botevOn is botev on M bins with the fixed-point search seeded by guess
+// (botevBins).
+func (s wsample) botevOn(M int, guess, spread float64) (float64, error) {
+	_, N := s.total()
+	lo, hi, R, err := s.isjDomain()
+	if err != nil {
+		return 0, err
+	}
+	// Every array here comes from floatScratch and goes back on return
+	// (1.6 MB a fit, which the garbage collector cost more to reclaim
+	// than to fill at 10³ values).
+	bins := s.isjBinned(M, lo, hi)
+	defer floatScratch.put(bins)
+	return botevBins(bins, R, N, guess, spread)
+}
+
+// isjDomain returns kde.m's bin domain [lo, hi], the data's range widened
+// by a tenth on either side, and its length R.
+func (s wsample) isjDomain() (lo, hi, R float64, err error) {
+	lo, hi = s.minMax()
+	r := hi - lo
+	if !(r > 0) {
+		return 0, 0, 0, fmt.Errorf("%w: all values are equal", ErrBandwidth)
+	}
+	lo, hi = lo-r/10, hi+r/10
+	return lo, hi, hi - lo, nil
+}
+
+// isjBinned returns the values binned linearly on m points over [lo, hi]
+// (binned input's spread over their intervals first), in a buffer of
+// floatScratch.
+func (s wsample) isjBinned(m int, lo, hi float64) []float64 {
+	bins := zeroed(m)
+	x, w := s.x, s.w
+	if s.width != nil {
+		x, w = s.spreadPoints((hi - lo) / float64(m-1))
+	}
+	binLinear(bins, x, w, 1, lo, hi, false)
+	return bins
+}
+
+// botevBins is botev's bandwidth from the masses binned on its m points
+// over a domain of length R (the bins are normalised in place), for
+// samples of effective size N.
 //
 // With guess > 0, a bandwidth found on coarser bins whose relative error
 // is thought below spread, the fixed point is first sought between
@@ -840,32 +876,8 @@ func (s wsample) botev(m int) (float64, error) { return s.botevOn(m, m, 0, 0) }
 // every one of the m − 1 terms of each sum counts. The root is the same
 // to Brent's tolerance, a few ulps of t, wherever the function has one
 // root; elsewhere the search starts from t = 0 as without a guess.
-func (s wsample) botevOn(m, M int, guess, spread float64) (float64, error) {
-	_, N := s.total()
-	lo, hi := s.minMax()
-	r := hi - lo
-	if !(r > 0) {
-		return 0, fmt.Errorf("%w: all values are equal", ErrBandwidth)
-	}
-	lo, hi = lo-r/10, hi+r/10
-	R := hi - lo
-	step := R / float64(m-1) // the bins' spacing
-	if m != M {
-		L := R * float64(M) / float64(M-1)
-		step = L / float64(m)
-		lo += (step - R/float64(M-1)) / 2
-		hi = lo + float64(m-1)*step
-	}
-	// Every array here comes from floatScratch and goes back on return
-	// (1.6 MB a fit, which the garbage collector cost more to reclaim
-	// than to fill at 10³ values).
-	bins := zeroed(m)
-	defer floatScratch.put(bins)
-	x, w := s.x, s.w
-	if s.width != nil {
-		x, w = s.spreadPoints(step)
-	}
-	binLinear(bins, x, w, 1, lo, hi, false)
+func botevBins(bins []float64, R, N, guess, spread float64) (float64, error) {
+	m := len(bins)
 	tot := 0.0
 	for _, v := range bins {
 		tot += v
@@ -1152,27 +1164,43 @@ func itemWidths(s *ingest.Sample, logDom bool) []float64 {
 
 // isj returns the ISJ bandwidth of botev on M bins (isjBins, kde.m's
 // 2¹⁴), computed on fewer bins where they are fine against the bandwidth
-// found: first on isjFirstBins over the same domain (botevOn), then, while
-// the bandwidth spans fewer than isjCellsPerBandwidth bins, on the power
-// of two that it would span that many of, up to M. The bins' own error is
-// then second order in step/h, below 0.1 % of the M-bin bandwidth over
-// TestISJAdaptiveBins' battery (at most about 0.3·(step/h)², 3·10⁻⁴ at
+// found: first on isjFirstBins, then, while the bandwidth spans fewer
+// than isjCellsPerBandwidth bins, on the power of two that it would span
+// that many of, up to M. The data are binned once, on the M bins; the
+// fewer bins take their masses (coarsen), laid so that the DCT sees the
+// same domain, and the bandwidth is √t*·R as with M bins: kde.m's DCT sees
+// its m bins as the cells of width 1/m of [0, 1], that is of
+// [lo − dx/2, hi + dx/2] with dx = R/(m − 1), and its bandwidth
+// √t*·R = √t*·L·(m − 1)/m has a bias of −1/m against that domain's
+// length L (−6·10⁻⁵ at 2¹⁴ bins, −10⁻³ at 2¹⁰), which coarser bins on
+// M's domain share. What is left between the two is the binning, second
+// order in step/h: below 0.1 % of the M-bin bandwidth over
+// TestISJAdaptiveBins' battery (about 0.3·(step/h)² at most, 3·10⁻⁴ at
 // 32 bins per bandwidth) and below the bandwidth's sampling error at
 // every n (docs/performance.md, "Fit"). At 10³ lognormal values in ln t
-// that is 2¹⁰ bins, at 10⁵ 2¹², at 10⁶ 2¹³: a sixteenth to a half of
-// the DCT and the sums' coefficients. A failed fixed point on fewer bins
-// is tried again on M.
+// that is 2¹⁰ bins, at 10⁵ 2¹², at 10⁶ 2¹³: a sixteenth to a half of the
+// DCT and of the sums' coefficients, and the fixed-point search on M
+// bins, where it comes to that, starts from the coarser answer
+// (botevBins). A failed fixed point on fewer bins is tried again on M.
 func (s wsample) isj(M int) (float64, error) {
+	_, N := s.total()
+	lo, hi, R, err := s.isjDomain()
+	if err != nil {
+		return 0, err
+	}
+	fine := s.isjBinned(M, lo, hi)
+	defer floatScratch.put(fine)
 	m := min(M, isjFirstBins)
 	var guess, spread float64
 	for m < M {
-		h, err := s.botevOn(m, M, guess, spread)
+		bins := coarsen(fine, m)
+		h, err := botevBins(bins, R, N, guess, spread)
+		floatScratch.put(bins)
 		if err != nil {
 			guess = 0
 			break
 		}
-		lo, hi := s.minMax()
-		step := 1.2 * (hi - lo) * float64(M) / float64(M-1) / float64(m)
+		step := R * float64(M) / float64(M-1) / float64(m)
 		if h >= isjCellsPerBandwidth*step {
 			return h, nil
 		}
@@ -1185,7 +1213,39 @@ func (s wsample) isj(M int) (float64, error) {
 			step /= 2
 		}
 	}
-	return s.botevOn(M, M, guess, spread)
+	return botevBins(fine, R, N, guess, spread)
+}
+
+// coarsen returns the masses of the M points fine, lo + i·dx, moved onto
+// m points (M/m = r a power of two) over the same DCT domain: cells of
+// width r·dx centred on lo + (r − 1)·dx/2 + j·r·dx, each fine point
+// shared linearly between the two coarse points about it (at coarse
+// position (i + ½)/r − ½), as linear binning shares a value; the few
+// points below the first coarse point or above the last hold no data
+// (kde.m's domain runs a tenth of the range past it). The result comes
+// from floatScratch.
+func coarsen(fine []float64, m int) []float64 {
+	M := len(fine)
+	r := M / m
+	out := zeroed(m)
+	for i, v := range fine {
+		if v == 0 {
+			continue
+		}
+		pos := (float64(i)+0.5)/float64(r) - 0.5
+		if pos < 0 || pos > float64(m-1) {
+			continue
+		}
+		j := int(pos)
+		if j >= m-1 {
+			out[m-1] += v
+			continue
+		}
+		f := pos - float64(j)
+		out[j] += v * (1 - f)
+		out[j+1] += v * f
+	}
+	return out
 }
 
 // isjFixedBins makes the ISJ rule bin on all its bins at once (botev), as

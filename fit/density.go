@@ -422,16 +422,18 @@ func logGrid(tmin, h float64, m int) []float64 {
 }
 
 // logGridLn is logGrid, with the logarithms of its points when ln (0 for
-// the point 0): the exponents ln(tmin) + r·(i−1)/(m−2) the points are made
-// from, a logarithm a point fewer for the log-domain KDE, equal to
-// math.Log(T[i]) within its rounding.
+// the point 0; a buffer of floatScratch): the exponents
+// ln(tmin) + r·(i−1)/(m−2) the points are made from, a logarithm a point
+// fewer for the log-domain KDE, equal to math.Log(T[i]) within its
+// rounding.
 func logGridLn(tmin, h float64, m int, ln bool) (T, lnT []float64) {
 	if !(tmin > 0) || tmin >= h {
 		tmin = h / 1e3
 	}
 	T = make([]float64, m)
 	if ln {
-		lnT = make([]float64, m)
+		lnT = floatScratch.get(m)
+		lnT[0] = 0
 	}
 	r := math.Log(h / tmin)
 	l0 := math.Log(tmin)

@@ -766,6 +766,7 @@ func (d *Density) smoothPart(t []float64, ms masses, cw, width []float64, spikes
 		// The binned CDF already counts the kernel mass below the grid.
 		tmin := math.Exp(ylo - 3*h)
 		T, lnT := logGridLn(tmin, H, opt.Grid, true)
+		defer floatScratch.put(lnT)
 		k := 0 // fill calls in grid order, once a point
 		d.fill(T, func(x float64) (float64, float64) {
 			y := lnT[k]

@@ -352,7 +352,10 @@ func selectBandwidth(rule string, s wsample) (float64, error) {
 		if m == 0 {
 			m = isjBins
 		}
-		return s.botev(m)
+		if isjFixedBins {
+			return s.botev(m)
+		}
+		return s.isj(m)
 	}
 	v, err := strconv.ParseFloat(rule, 64)
 	if err != nil || !(v > 0) || math.IsInf(v, 0) {
@@ -818,25 +821,63 @@ func bisect(f func(float64) float64, a, b, tol float64) float64 {
 // The bandwidth is √t*·R. Deviations from kde.m: linear instead of simple
 // binning, and N is the (effective) sample size as in the paper, not the
 // number of distinct values.
-func (s wsample) botev(m int) (float64, error) {
+func (s wsample) botev(m int) (float64, error) { return s.botevOn(m, 0, 0) }
+
+// botevOn is botev on M bins with the fixed-point search seeded by guess
+// (botevBins).
+func (s wsample) botevOn(M int, guess, spread float64) (float64, error) {
 	_, N := s.total()
-	lo, hi := s.minMax()
-	r := hi - lo
-	if !(r > 0) {
-		return 0, fmt.Errorf("%w: all values are equal", ErrBandwidth)
+	lo, hi, R, err := s.isjDomain()
+	if err != nil {
+		return 0, err
 	}
-	lo, hi = lo-r/10, hi+r/10
-	R := hi - lo
 	// Every array here comes from floatScratch and goes back on return
 	// (1.6 MB a fit, which the garbage collector cost more to reclaim
 	// than to fill at 10³ values).
-	bins := zeroed(m)
+	bins := s.isjBinned(M, lo, hi)
 	defer floatScratch.put(bins)
+	return botevBins(bins, R, N, guess, spread)
+}
+
+// isjDomain returns kde.m's bin domain [lo, hi], the data's range widened
+// by a tenth on either side, and its length R.
+func (s wsample) isjDomain() (lo, hi, R float64, err error) {
+	lo, hi = s.minMax()
+	r := hi - lo
+	if !(r > 0) {
+		return 0, 0, 0, fmt.Errorf("%w: all values are equal", ErrBandwidth)
+	}
+	lo, hi = lo-r/10, hi+r/10
+	return lo, hi, hi - lo, nil
+}
+
+// isjBinned returns the values binned linearly on m points over [lo, hi]
+// (binned input's spread over their intervals first), in a buffer of
+// floatScratch.
+func (s wsample) isjBinned(m int, lo, hi float64) []float64 {
+	bins := zeroed(m)
 	x, w := s.x, s.w
 	if s.width != nil {
-		x, w = s.spreadPoints(R / float64(m-1))
+		x, w = s.spreadPoints((hi - lo) / float64(m-1))
 	}
 	binLinear(bins, x, w, 1, lo, hi, false)
+	return bins
+}
+
+// botevBins is botev's bandwidth from the masses binned on its m points
+// over a domain of length R (the bins are normalised in place), for
+// samples of effective size N.
+//
+// With guess > 0, a bandwidth found on coarser bins whose relative error
+// is thought below spread, the fixed point is first sought between
+// guess/(1 + 2·spread)² and guess·(1 + 2·spread)² (in t = (h/R)²): where
+// the fixed-point function changes sign there, Brent's method needs a
+// few evaluations near t* instead of the twenty-odd from t = 0, where
+// every one of the m − 1 terms of each sum counts. The root is the same
+// to Brent's tolerance, a few ulps of t, wherever the function has one
+// root; elsewhere the search starts from t = 0 as without a guess.
+func botevBins(bins []float64, R, N, guess, spread float64) (float64, error) {
+	m := len(bins)
 	tot := 0.0
 	for _, v := range bins {
 		tot += v
@@ -884,6 +925,15 @@ func (s wsample) botev(m int) (float64, error) {
 			f = 2 * math.Pow(math.Pi, 2*float64(s)) * sumTerms(s, time)
 		}
 		return t - math.Pow(2*N*math.Sqrt(math.Pi)*f, -0.4)
+	}
+	if guess > 0 && spread < 0.5 {
+		g := sq(guess / R)
+		a, b := g/sq(1+2*spread), g*sq(1+2*spread)
+		if fa := fixed(a); fa < 0 {
+			if fb := fixed(b); fb > 0 {
+				return math.Sqrt(brentFrom(fixed, a, b, fa, fb, 1e-300)) * R, nil
+			}
+		}
 	}
 	nc := math.Min(1050, math.Max(50, N))
 	tol := 1e-12 + 0.01*(nc-50)/1000
@@ -1111,3 +1161,101 @@ func itemWidths(s *ingest.Sample, logDom bool) []float64 {
 	}
 	return width
 }
+
+// isj returns the ISJ bandwidth of botev on M bins (isjBins, kde.m's
+// 2¹⁴), computed on fewer bins where they are fine against the bandwidth
+// found: first on isjFirstBins, then, while the bandwidth spans fewer
+// than isjCellsPerBandwidth bins, on the power of two that it would span
+// that many of, up to M. The data are binned once, on the M bins; the
+// fewer bins take their masses (coarsen), laid so that the DCT sees the
+// same domain, and the bandwidth is √t*·R as with M bins: kde.m's DCT sees
+// its m bins as the cells of width 1/m of [0, 1], that is of
+// [lo − dx/2, hi + dx/2] with dx = R/(m − 1), and its bandwidth
+// √t*·R = √t*·L·(m − 1)/m has a bias of −1/m against that domain's
+// length L (−6·10⁻⁵ at 2¹⁴ bins, −10⁻³ at 2¹⁰), which coarser bins on
+// M's domain share. What is left between the two is the binning, second
+// order in step/h: below 0.1 % of the M-bin bandwidth over
+// TestISJAdaptiveBins' battery (about 0.3·(step/h)² at most, 3·10⁻⁴ at
+// 32 bins per bandwidth) and below the bandwidth's sampling error at
+// every n (docs/performance.md, "Fit"). At 10³ lognormal values in ln t
+// that is 2¹⁰ bins, at 10⁵ 2¹², at 10⁶ 2¹³: a sixteenth to a half of the
+// DCT and of the sums' coefficients, and the fixed-point search on M
+// bins, where it comes to that, starts from the coarser answer
+// (botevBins). A failed fixed point on fewer bins is tried again on M.
+func (s wsample) isj(M int) (float64, error) {
+	_, N := s.total()
+	lo, hi, R, err := s.isjDomain()
+	if err != nil {
+		return 0, err
+	}
+	fine := s.isjBinned(M, lo, hi)
+	defer floatScratch.put(fine)
+	m := min(M, isjFirstBins)
+	var guess, spread float64
+	for m < M {
+		bins := coarsen(fine, m)
+		h, err := botevBins(bins, R, N, guess, spread)
+		floatScratch.put(bins)
+		if err != nil {
+			guess = 0
+			break
+		}
+		step := R * float64(M) / float64(M-1) / float64(m)
+		if h >= isjCellsPerBandwidth*step {
+			return h, nil
+		}
+		// The bandwidth at finer bins is close to this one (within about
+		// 0.3·(step/h)²) or smaller (a spike's): refine to span it, and
+		// check again there.
+		guess, spread = h, sq(step/h)
+		for m < M && h < isjCellsPerBandwidth*step {
+			m *= 2
+			step /= 2
+		}
+	}
+	return botevBins(fine, R, N, guess, spread)
+}
+
+// coarsen returns the masses of the M points fine, lo + i·dx, moved onto
+// m points (M/m = r a power of two) over the same DCT domain: cells of
+// width r·dx centred on lo + (r − 1)·dx/2 + j·r·dx, each fine point
+// shared linearly between the two coarse points about it (at coarse
+// position (i + ½)/r − ½), as linear binning shares a value; the few
+// points below the first coarse point or above the last hold no data
+// (kde.m's domain runs a tenth of the range past it). The result comes
+// from floatScratch.
+func coarsen(fine []float64, m int) []float64 {
+	M := len(fine)
+	r := M / m
+	out := zeroed(m)
+	for i, v := range fine {
+		if v == 0 {
+			continue
+		}
+		pos := (float64(i)+0.5)/float64(r) - 0.5
+		if pos < 0 || pos > float64(m-1) {
+			continue
+		}
+		j := int(pos)
+		if j >= m-1 {
+			out[m-1] += v
+			continue
+		}
+		f := pos - float64(j)
+		out[j] += v * (1 - f)
+		out[j+1] += v * f
+	}
+	return out
+}
+
+// isjFixedBins makes the ISJ rule bin on all its bins at once (botev), as
+// before isj: TestISJAdaptiveBins compares the two.
+var isjFixedBins = false
+
+// isjFirstBins is the number of bins isj tries first, and
+// isjCellsPerBandwidth how many of them the bandwidth must span to be
+// kept (TestISJAdaptiveBins).
+const (
+	isjFirstBins         = 1 << 10
+	isjCellsPerBandwidth = 32
+)

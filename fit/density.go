@@ -347,7 +347,7 @@ func (d *Density) fill(T []float64, cont func(t float64) (pdf, cdf float64)) {
 	prev := 0.0
 	for i, t := range T {
 		p, c := cont(t)
-		c = math.Max(prev, c) // numerical noise must not make the CDF fall
+		c = atLeast(prev, c) // numerical noise must not make the CDF fall
 		prev = c
 		d.PDFs[i] = p
 		d.contCDF[i] = c
@@ -356,7 +356,7 @@ func (d *Density) fill(T []float64, cont func(t float64) (pdf, cdf float64)) {
 		d.PDFs[i] += p
 	}
 	for i, t := range T {
-		d.CDFs[i] = math.Min(1, d.contCDF[i]+d.atomMass(t))
+		d.CDFs[i] = min1(d.contCDF[i] + d.atomMass(t))
 		d.Survival[i] = 1 - d.CDFs[i]
 		if d.Survival[i] > 1e-12 {
 			d.Hazard[i] = d.PDFs[i] / d.Survival[i]
@@ -417,14 +417,36 @@ func linGrid(h float64, m int) []float64 {
 // logGrid returns 0 followed by m−1 points geometrically spaced from
 // tmin to h.
 func logGrid(tmin, h float64, m int) []float64 {
+	T, _ := logGridLn(tmin, h, m, false)
+	return T
+}
+
+// logGridLn is logGrid, with the logarithms of its points when ln (0 for
+// the point 0; a buffer of floatScratch): the exponents
+// ln(tmin) + r·(i−1)/(m−2) the points are made from, a logarithm a point
+// fewer for the log-domain KDE, equal to math.Log(T[i]) within its
+// rounding.
+func logGridLn(tmin, h float64, m int, ln bool) (T, lnT []float64) {
 	if !(tmin > 0) || tmin >= h {
 		tmin = h / 1e3
 	}
-	T := make([]float64, m)
+	T = make([]float64, m)
+	if ln {
+		lnT = floatScratch.get(m)
+		lnT[0] = 0
+	}
 	r := math.Log(h / tmin)
+	l0 := math.Log(tmin)
 	for i := 1; i < m; i++ {
-		T[i] = tmin * math.Exp(r*float64(i-1)/float64(m-2))
+		a := r * float64(i-1) / float64(m-2)
+		T[i] = tmin * math.Exp(a)
+		if ln {
+			lnT[i] = l0 + a
+		}
 	}
 	T[m-1] = h
-	return T
+	if ln {
+		lnT[m-1] = math.Log(h)
+	}
+	return T, lnT
 }

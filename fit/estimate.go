@@ -795,11 +795,16 @@ func (d *Density) smoothPart(t []float64, ms masses, cw, width []float64, spikes
 	case DomainLog:
 		// The binned CDF already counts the kernel mass below the grid.
 		tmin := math.Exp(ylo - 3*h)
-		d.fill(logGrid(tmin, H, opt.Grid), func(x float64) (float64, float64) {
+		T, lnT := logGridLn(tmin, H, opt.Grid, true)
+		defer floatScratch.put(lnT)
+		k := 0 // fill calls in grid order, once a point
+		d.fill(T, func(x float64) (float64, float64) {
+			y := lnT[k]
+			k++
 			if x <= 0 {
 				return 0, 0
 			}
-			p, c := g.at(math.Log(x))
+			p, c := g.at(y)
 			return p / x, c
 		})
 	case DomainLinear:

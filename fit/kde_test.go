@@ -40,7 +40,7 @@ func TestKDEPathsAgree(t *testing.T) {
 				ksum += math.Exp(-0.5*sq(float64(l)*dx/h)) / (h * math.Sqrt(2*math.Pi))
 			}
 			scale := 1 / (ksum * dx)
-			dens, cdf := convolveGauss(y, dx, h, K, fftLen(m+K+1), true)
+			dens, cdf := convolveGauss(y, dx, h, K, kdeFFTLen(y, K), true)
 			direct := newKDEDirect(y, dx, h, K, true)
 			peak := 0.0
 			for _, v := range dens {
@@ -64,5 +64,71 @@ func TestKDEPathsAgree(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStepDFT (issue 13): the closed form of the CDF kernel's transform
+// (stepDFT) equals 2·Σ_{l≤K} Φ(−l·dx/h)·sin(θl), the sampled kernel's DFT
+// summed directly to its reach K = ⌈9h/dx⌉, to 10⁻¹⁴ of its largest
+// value, from the narrowest kernel it takes (dx = h/2) to wide ones, on
+// FFT lengths of convolveGauss (fftLen) and others.
+func TestStepDFT(t *testing.T) {
+	for _, c := range []struct {
+		n     int
+		dx, h float64
+	}{{2592, 1, 60}, {2592, 1, 4}, {2592, 0.5, 1}, {5000, 1, 300}, {64, 1, 2.5}, {81, 0.01, 0.035}} {
+		eq := make([]float64, c.n/2+1)
+		stepDFT(eq, c.n, c.dx, c.h)
+		K := int(math.Ceil(9 * c.h / c.dx))
+		want := make([]float64, len(eq))
+		top := 0.0
+		for q := range want {
+			th := 2 * math.Pi * float64(q) / float64(c.n)
+			for l := K; l >= 1; l-- {
+				want[q] += 2 * stdNormalCDF(-float64(l)*c.dx/c.h) * math.Sin(th*float64(l))
+			}
+			top = max(top, math.Abs(want[q]))
+		}
+		for q := range eq {
+			if math.Abs(eq[q]-want[q]) > 1e-14*top {
+				t.Errorf("stepDFT(n=%d, dx=%g, h=%g)[%d] = %.17g, want %.17g (direct sum)", c.n, c.dx, c.h, q, eq[q], want[q])
+			}
+		}
+	}
+}
+
+// TestKDEDirectBits (issue 13): kdeDirect.cell, which reads the kernels
+// forwards in one pass, gives bit for bit the sums
+// Σ_i y_i·D_{j−i} and Σ_i y_i·G_{j−i} taken in index order, as they were
+// written, at every cell of grids with empty stretches and masses up to
+// both ends.
+func TestKDEDirectBits(t *testing.T) {
+	r := pcg(43)
+	for _, K := range []int{1, 7, 40} {
+		y := make([]float64, 300)
+		for i := range y {
+			if r.Float64() < 0.6 {
+				y[i] = r.Float64() / 100
+			}
+		}
+		for _, pdf := range []bool{true, false} {
+			k := newKDEDirect(y, 0.1, 0.1*float64(K)/9, K, pdf)
+			below := 0.0
+			for j := range y {
+				var conv, p float64
+				for i := max(0, j-K); i <= min(len(y)-1, j+K); i++ {
+					conv += y[i] * k.d[K+j-i]
+					if pdf {
+						p += y[i] * k.g[K+j-i]
+					}
+				}
+				c := math.Max(0, below+y[j]/2-conv)
+				below += y[j]
+				gp, gc := k.cell(j)
+				if math.Float64bits(gp) != math.Float64bits(p) || math.Float64bits(gc) != math.Float64bits(c) {
+					t.Errorf("K=%d pdf=%v: cell(%d) = %.17g, %.17g, want %.17g, %.17g", K, pdf, j, gp, gc, p, c)
+				}
+			}
+		}
 	}
 }

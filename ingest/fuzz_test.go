@@ -78,17 +78,23 @@ func FuzzParseShortDecimal(f *testing.F) {
 		if len(s) > 8 {
 			s = s[:8]
 		}
-		shift := int(k % 10)
-		var v uint64
-		for i := len(s) - 1; i >= 0; i-- {
-			v = v<<8 | uint64(s[i])
-		}
-		got, gok := parseShortDecimal(v, len(s), shift)
-		want, wok := parseSimpleDecimal([]byte(s), shift)
-		if got != want || gok != wok {
-			t.Fatalf("parseShortDecimal(%q, %d) = %v, %v; parseSimpleDecimal: %v, %v", s, shift, got, gok, want, wok)
-		}
+		checkShortDecimal(t, s, int(k%10))
 	})
+}
+
+// checkShortDecimal fails t unless parseShortDecimal, on s (at most 8
+// bytes) in a word's low lanes, gives what parseSimpleDecimal gives.
+func checkShortDecimal(t *testing.T, s string, shift int) {
+	t.Helper()
+	var v uint64
+	for i := len(s) - 1; i >= 0; i-- {
+		v = v<<8 | uint64(s[i])
+	}
+	got, gok := parseShortDecimal(v, len(s), shift)
+	want, wok := parseSimpleDecimal([]byte(s), shift)
+	if got != want || gok != wok {
+		t.Fatalf("parseShortDecimal(%q, %d) = %v, %v; parseSimpleDecimal: %v, %v", s, shift, got, gok, want, wok)
+	}
 }
 
 // TestIssue13ParseShortDecimal compares parseShortDecimal with
@@ -97,17 +103,7 @@ func FuzzParseShortDecimal(f *testing.F) {
 // 0x7f, and on texts of 7 and 8 bytes.
 func TestIssue13ParseShortDecimal(t *testing.T) {
 	const alphabet = "059./:\xb0"
-	check := func(s string, shift int) {
-		var v uint64
-		for i := len(s) - 1; i >= 0; i-- {
-			v = v<<8 | uint64(s[i])
-		}
-		got, gok := parseShortDecimal(v, len(s), shift)
-		want, wok := parseSimpleDecimal([]byte(s), shift)
-		if got != want || gok != wok {
-			t.Fatalf("parseShortDecimal(%q, %d) = %v, %v; parseSimpleDecimal: %v, %v", s, shift, got, gok, want, wok)
-		}
-	}
+	check := func(s string, shift int) { checkShortDecimal(t, s, shift) }
 	var walk func(prefix string)
 	walk = func(prefix string) {
 		check(prefix, 0)

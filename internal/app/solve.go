@@ -104,8 +104,10 @@ func (s Solve) check() error {
 
 // withHorizon returns s with its horizon set for the settle times of
 // sample: the one given, or one from the data, the nice duration above the
-// 99th percentile of the settled items' times (optimize.HorizonAbove), with
-// a note that says so ("" for a given horizon).
+// 99th percentile of the settle times among items that settle
+// (optimize.HorizonAbove; with pending items, of the Kaplan–Meier
+// estimate: fit.SettledQuantile), with a note that says so ("" for a given
+// horizon).
 func (s Solve) withHorizon(sample *ingest.Sample) (Solve, string, error) {
 	if s.Options.Horizon > 0 {
 		return s, "", nil
@@ -115,7 +117,11 @@ func (s Solve) withHorizon(sample *ingest.Sample) (Solve, string, error) {
 		return s, "", errors.New("no settled item to choose a horizon from: give --horizon")
 	}
 	s.Options.Horizon = optimize.HorizonAbove(q)
-	return s, horizonNote(s.Options.Horizon, q, "settle times"), nil
+	of := "settle times"
+	if sample.CensoredCount() > 0 {
+		of = "the Kaplan–Meier estimate among items that settle"
+	}
+	return s, horizonNote(s.Options.Horizon, q, of), nil
 }
 
 // withModelHorizon is withHorizon for a model: its 99th percentile.

@@ -387,10 +387,17 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	ages, labels = HorizonAges(ages, labels, o.Horizon)
 	sec.Ages, sec.Labels = ages, labels
 	opt := optimize.ScoreOptions{Ages: ages, Seed: p.Seed}
-	for _, s := range scheds {
-		sec.Rows = append(sec.Rows, report.NewRow(scored.score(s, opt), labels, nil))
+	scores := make([]optimize.Score, len(scheds))
+	for i, s := range scheds {
+		scores[i] = scored.score(s, opt)
+		sec.Rows = append(sec.Rows, report.NewRow(scores[i], labels, nil))
 	}
 	sec.Schedules = scheds
+	if d != nil {
+		if w := roundingWarning(d.Resolution, scheds, scores); w != "" {
+			der.Result.Warnings = append(der.Result.Warnings, w)
+		}
+	}
 	switch {
 	case sec.Clock != nil:
 		held := scored.score(sec.Clock.Schedule, optimize.ScoreOptions{Ages: []time.Duration{}, LagSE: true})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pollfit/pollfit/fit"
 	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/optimize"
 )
 
 // A given horizon that comes before more than 5% of the settles is
@@ -44,5 +45,31 @@ func TestHorizonCut(t *testing.T) {
 	}
 	if got := horizonCut(0.05, time.Minute); got != "" {
 		t.Errorf("horizonCut at exactly 5%% = %q, want no warning", got)
+	}
+}
+
+// TestIssue15PollCostOverflow: --poll-cost 1e10 printed its cost through
+// time.Duration, which overflowed (-2346317h47m53.709551616s), and 1e12 as
+// 0s; seconds beyond maxDurationSeconds are written in exponent form.
+// The cost's lag is the mean lag times the share caught, as its name says:
+// 5.38 s × 0.995 + 2 s × 3.14 polls.
+func TestIssue15PollCostOverflow(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{
+		{1e10 + 29.86, "1e+10s"},
+		{1e12, "1e+12s"},
+		{maxDurationSeconds, "277777h46m40s"},
+		{11.6, "11.6s"},
+	} {
+		if got := formatSeconds(c.v); got != c.want {
+			t.Errorf("formatSeconds(%g) = %q, want %q", c.v, got, c.want)
+		}
+	}
+	b := optimize.Budget{PollCost: 2}
+	e := optimize.Expectation{MeanLag: 5.38, TotalLag: 5.38 * 0.995, MeanPolls: 3.14}
+	if got, want := costSuffix(b, e), ", cost (mean lag × caught + 2s/poll) 11.6s"; got != want {
+		t.Errorf("costSuffix = %q, want %q", got, want)
 	}
 }

@@ -142,13 +142,19 @@ func horizonNote(h time.Duration, q float64, of string) string {
 		optimize.FormatDuration(h), of, formatSeconds(q))
 }
 
+// maxDurationSeconds bounds the seconds formatSeconds writes as a
+// duration: 10⁹ s (31.7 years), well inside time.Duration's 292 years
+// (--poll-cost 1e10 overflowed it: a cost of -2346317h47m53.7s).
+const maxDurationSeconds = 1e9
+
 // formatSeconds writes seconds as a duration with 3 significant digits:
-// 5.31s, 742ms, 12m30s; 0 as 0s.
+// 5.31s, 742ms, 12m30s; 0 as 0s; above maxDurationSeconds, or not a
+// positive number, as seconds in exponent form: 1e+10s.
 func formatSeconds(v float64) string {
 	if v == 0 {
 		return "0s"
 	}
-	if !(v > 0) || math.IsInf(v, 0) {
+	if !(v > 0) || v > maxDurationSeconds {
 		return strconv.FormatFloat(v, 'g', 3, 64) + "s"
 	}
 	// 3 significant digits: a step of a power of ten nanoseconds, at

@@ -73,3 +73,23 @@ func TestIssue15PollCostOverflow(t *testing.T) {
 		t.Errorf("costSuffix = %q, want %q", got, want)
 	}
 }
+
+// TestIssue15FixedNote: the fixed baseline polls at the start and at the
+// horizon at its sparsest, 2 stuck polls, so it cannot meet pollfit's 1
+// (--budget 1): the note says so instead of "at most pollfit's 2 stuck
+// polls".
+func TestIssue15FixedNote(t *testing.T) {
+	for _, c := range []struct {
+		b     optimize.Budget
+		stuck int
+		want  string
+	}{
+		{optimize.Budget{StuckPolls: 1}, 1, "fixed: one gap, the smallest that spends at most 2 stuck polls; it cannot fit pollfit's 1 stuck poll: the sparsest fixed schedule polls at the start and at the horizon"},
+		{optimize.Budget{StuckPolls: 30}, 30, "fixed: one gap, the smallest that spends at most pollfit's 30 stuck polls"},
+		{optimize.Budget{MeanPolls: 3}, 9, "fixed: one gap, the smallest that spends at most the budget's 3 mean polls per item under the fit (--mean-polls)"},
+	} {
+		if got := fixedNote(c.b, c.stuck); got != c.want {
+			t.Errorf("fixedNote(%+v, %d) = %q\nwant %q", c.b, c.stuck, got, c.want)
+		}
+	}
+}

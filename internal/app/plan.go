@@ -501,13 +501,22 @@ func fixedLike(b optimize.Budget, stuck int, d optimize.Distribution, o optimize
 // (see fixedLike).
 func fixedNote(b optimize.Budget, stuck int) string {
 	var to []string
+	short := ""
 	if b.StuckPolls > 0 || b.MeanPolls == 0 {
-		to = append(to, fmt.Sprintf("pollfit's %d stuck %s", max(2, stuck), plural(max(2, stuck), "poll")))
+		if stuck < 2 {
+			// Its sparsest polls at the start and at the horizon
+			// (issue 15: --budget 1 printed "at most pollfit's 2 stuck
+			// polls" where pollfit spent 1).
+			to = append(to, "2 stuck polls")
+			short = fmt.Sprintf("; it cannot fit pollfit's %d stuck %s: the sparsest fixed schedule polls at the start and at the horizon", stuck, plural(stuck, "poll"))
+		} else {
+			to = append(to, fmt.Sprintf("pollfit's %d stuck polls", stuck))
+		}
 	}
 	if b.MeanPolls > 0 {
 		to = append(to, fmt.Sprintf("the budget's %.4g mean polls per item under the fit (--mean-polls)", b.MeanPolls))
 	}
-	return "fixed: one gap, the smallest that spends at most " + strings.Join(to, " and ")
+	return "fixed: one gap, the smallest that spends at most " + strings.Join(to, " and ") + short
 }
 
 // polls writes a count of polls, or a range of them.

@@ -457,7 +457,7 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 		UsageText: "pollfit fit --input FILE --column NAME [--method kde|histogram|lognormal|lognormal-mixture[:K]|…] [--holdout 0.3] [--format json|csv] [-o density.json]",
 		Flags: flags(inputFlags(), fitFlags(""), batchFlags(), []cli.Flag{
 			distFlag,
-			&cli.StringFlag{Name: "horizon", Usage: "last grid time: a duration such as 15m, or seconds; mass beyond it is the stuck share", DefaultText: "the largest time"},
+			&cli.StringFlag{Name: "horizon", Usage: "last grid time: a duration such as 15m, or seconds; mass beyond it is reported (the JSON stuck_share)", DefaultText: "the largest time"},
 			&cli.Float64Flag{Name: "holdout", Usage: "share of rows held out to report the held-out log-likelihood and Kolmogorov–Smirnov distance"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the held-out split"},
 			&cli.StringFlag{Name: "plot", Usage: "draw histogram, density, survival (with the data's) and hazard to `FILE`.png or .svg" + perSegmentPlot},

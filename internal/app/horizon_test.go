@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -91,5 +92,24 @@ func TestIssue15FixedNote(t *testing.T) {
 		if got := fixedNote(c.b, c.stuck); got != c.want {
 			t.Errorf("fixedNote(%+v, %d) = %q\nwant %q", c.b, c.stuck, got, c.want)
 		}
+	}
+}
+
+// TestIssue15MassBeyondHorizon: with every item settled, what was printed
+// as "stuck share" is the fit's mass beyond its horizon, the kernel's
+// tail (0.185 for the reviewer's 5 rows, none of which is stuck): it is
+// printed under that name, and equals 1 − CDF(horizon).
+func TestIssue15MassBeyondHorizon(t *testing.T) {
+	s := &ingest.Sample{Times: []float64{1.2, 3.4, 2.2, 8.0, 5.5}}
+	d, err := fit.Estimate(s, fit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := d.StuckShare, 1-d.CDF(d.Horizon()); math.Abs(got-want) > 1e-12 {
+		t.Errorf("StuckShare = %g, want 1 − CDF(%g) = %g", got, d.Horizon(), want)
+	}
+	sum := fitSummary(d)
+	if want := fmt.Sprintf("mass beyond the horizon %.3g", d.StuckShare); !strings.Contains(sum, want) || strings.Contains(sum, "stuck") {
+		t.Errorf("fitSummary = %q, want it to say %q and not \"stuck\"", sum, want)
 	}
 }

@@ -570,7 +570,7 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 			fmt.Fprintf(w, " (%s domain, bandwidth %.3g)", d.Domain, d.Bandwidth)
 		}
 	}
-	fmt.Fprintf(w, "; stuck share %.1f%%\n", 100*d.StuckShare)
+	fmt.Fprintf(w, "; mass beyond the horizon %.1f%%\n", 100*d.StuckShare) // Density.StuckShare: fitSummary
 	writeKSLine(w, s)
 	if d.Mixture != nil {
 		fmt.Fprintf(w, "   %s\n", d.Mixture)

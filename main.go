@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"time"
 
@@ -138,7 +140,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		c.CustomHelpTemplate = commandHelp
 		categorize(c)
 		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-			return &app.UsageError{Err: fmt.Errorf("%w (see pollfit %s --help)", err, c.Name)}
+			return &app.UsageError{Err: fmt.Errorf("%w (see pollfit %s --help)", flagValueError(c, err), c.Name)}
 		}
 		if c.Name == "completion" {
 			continue // takes the shell as its argument
@@ -457,7 +459,7 @@ func fitCommand(stdout, stderr io.Writer) *cli.Command {
 		UsageText: "pollfit fit --input FILE --column NAME [--method kde|histogram|lognormal|lognormal-mixture[:K]|…] [--holdout 0.3] [--format json|csv] [-o density.json]",
 		Flags: flags(inputFlags(), fitFlags(""), batchFlags(), []cli.Flag{
 			distFlag,
-			&cli.StringFlag{Name: "horizon", Usage: "last grid time: a duration such as 15m, or seconds; mass beyond it is the stuck share", DefaultText: "the largest time"},
+			&cli.StringFlag{Name: "horizon", Usage: "last grid time: a duration such as 15m, or seconds; mass beyond it is reported (the JSON stuck_share)", DefaultText: "the largest time"},
 			&cli.Float64Flag{Name: "holdout", Usage: "share of rows held out to report the held-out log-likelihood and Kolmogorov–Smirnov distance"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the held-out split"},
 			&cli.StringFlag{Name: "plot", Usage: "draw histogram, density, survival (with the data's) and hazard to `FILE`.png or .svg" + perSegmentPlot},
@@ -565,4 +567,43 @@ func scoreFlags() []cli.Flag {
 		&cli.StringFlag{Name: "arrivals", Usage: "arrival `RATE` of items (50/s, 2000/min, 100/h): adds the request rate at the server"},
 		&cli.IntFlag{Name: "burst", Usage: "with --arrivals: peak request rate when `N` items start together (unjittered schedules)"},
 	})
+}
+
+// flagParseError matches urfave/cli's error for a flag value its type does
+// not parse: `invalid value "1e9" for flag -budget: parse error`.
+var flagParseError = regexp.MustCompile(`^invalid value "(.*)" for flag -([\w-]+): parse error$`)
+
+// flagValueError says what a flag wants where urfave/cli says "parse
+// error" (--budget 1e9, --seed -1): a whole number for integer flags, one
+// of 0 or more for unsigned ones, a number for float ones. Other errors
+// come back as they are.
+func flagValueError(c *cli.Command, err error) error {
+	m := flagParseError.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	want := ""
+	for _, f := range c.Flags {
+		if !slices.Contains(f.Names(), m[2]) {
+			continue
+		}
+		switch f.(type) {
+		case *cli.IntFlag, *cli.Int64Flag:
+			want = "a whole number written in digits, such as 30"
+		case *cli.UintFlag, *cli.Uint64Flag:
+			want = "a whole number 0 or more, such as 7"
+		case *cli.Float64Flag:
+			want = "a number, such as 0.5 or 1e-3"
+		}
+	}
+	if want == "" {
+		return err
+	}
+	name := m[2]
+	for _, f := range c.Flags {
+		if names := f.Names(); slices.Contains(names, m[2]) {
+			name = names[0]
+		}
+	}
+	return fmt.Errorf("--%s %q: want %s", name, m[1], want)
 }

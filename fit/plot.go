@@ -241,7 +241,7 @@ func title(d *Density) string {
 		t += fmt.Sprintf(", %s domain, bandwidth %.3g", d.Domain, d.Bandwidth)
 	}
 	if d.StuckShare > 0 {
-		t += fmt.Sprintf(", stuck %.2g%%", 100*d.StuckShare)
+		t += fmt.Sprintf(", beyond the horizon %.2g%%", 100*d.StuckShare)
 	}
 	return t
 }

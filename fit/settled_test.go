@@ -1,8 +1,11 @@
 package fit
 
 import (
+	"fmt"
 	"math"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pollfit/pollfit/ingest"
@@ -15,6 +18,9 @@ import (
 // h = (n − 1)p and j = ⌊h⌋. The cases put censored times outside the
 // settled range (they must not widen the buckets), ties, one distinct
 // settled value, and a far outlier that squeezes the rest into one bucket.
+// Censored items among the settles are issue 15's (TestIssue15KMQuantile):
+// here they are all at or beyond the last settle, where the Kaplan–Meier
+// masses are equal and the quantile is the settled items' own.
 func TestIssue18SettledQuantile(t *testing.T) {
 	r := pcg(18)
 	type tc struct {
@@ -31,12 +37,12 @@ func TestIssue18SettledQuantile(t *testing.T) {
 	}
 	big := 3 * quantileSelectAbove
 	cases := []tc{
-		{"small", sample(1000, 0.2, func(int) float64 { return r.ExpFloat64() })},
-		{"large lognormal", sample(big, 0.1, func(int) float64 { return math.Exp(r.NormFloat64()) })},
-		{"large ms ties", sample(big, 0.3, func(int) float64 { return math.Round(r.ExpFloat64()*1000) / 1000 })},
+		{"small", sample(1000, 0, func(int) float64 { return r.ExpFloat64() })},
+		{"large lognormal", sample(big, 0, func(int) float64 { return math.Exp(r.NormFloat64()) })},
+		{"large ms ties", sample(big, 0, func(int) float64 { return math.Round(r.ExpFloat64()*1000) / 1000 })},
 		{"censored outside", sample(big, 0, func(i int) float64 { return 1 + r.Float64() })},
 		{"one value", sample(big, 0.5, func(int) float64 { return 7 })},
-		{"far outlier", sample(big, 0.05, func(i int) float64 {
+		{"far outlier", sample(big, 0, func(i int) float64 {
 			if i == 17 {
 				return 1e12
 			}
@@ -71,4 +77,119 @@ func TestIssue18SettledQuantile(t *testing.T) {
 			}
 		}
 	}
+}
+
+// kmQuantileRef is SettledQuantile's quantile the plain way: the
+// Kaplan–Meier masses of the whole sample (kaplanMeier, on sorted copies)
+// and the weighted type 7 quantile of wsample.quantiles.
+func kmQuantileRef(s *ingest.Sample, p float64) float64 {
+	_, times, mass := kaplanMeier(s)
+	return wsample{x: times, w: mass.perItem(times)}.quantiles(p)[0]
+}
+
+// TestIssue15KMQuantile: with pending items younger than some settles,
+// the default horizon's quantile is that of the Kaplan–Meier estimate
+// among items that settle, not of the settled rows alone. On the
+// reviewer's status.csv (testdata/km_horizon.csv; 8000 rows, censored
+// uniformly on 0–60 s) R's survfit masses interpolated as type 7 give
+// 53.616 s (testdata/km_horizon.R, km_horizon.txt), where the settled rows
+// alone gave 41.44 s and survfit's own (type 1) quantile is 55.836 s; the
+// in-place walk by windows must agree with the masses computed the plain
+// way however the windows fall, and equal today's quantile exactly when
+// the masses are equal.
+func TestIssue15KMQuantile(t *testing.T) {
+	s, _, err := ingest.ReadCSVFile("testdata/km_horizon.csv", ingest.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := readKMHorizonRef(t)
+	got, n := SettledQuantile(s, 0.99)
+	if want := ref["type7"]; math.Abs(got-want) > 1e-9*want || n != s.Len()-s.CensoredCount() {
+		t.Errorf("SettledQuantile(status.csv, 0.99) = %.12g, %d; want R's %.12g", got, n, want)
+	}
+	// survfit's type 1 quantile is the first settle whose mass through it
+	// reaches p·F(t_max); type 7 interpolates towards it from the settle
+	// before, which at the tail's masses (few at risk) lies 2.2 s below.
+	if km := ref["km"]; got > km {
+		t.Errorf("type 7 quantile %g above survfit's type 1 %g", got, km)
+	}
+	if old := settledQuantileEqual(s, 0.99); math.Abs(old-ref["settled_only"]) > 1e-9 {
+		t.Errorf("settled rows alone: %g, want R's %g", old, ref["settled_only"])
+	}
+
+	r := pcg(15)
+	sample := func(n int, cens func(t float64) (float64, bool)) *ingest.Sample {
+		s := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+		for i := range n {
+			s.Times[i], s.Censored[i] = cens(math.Round(math.Exp(2+r.NormFloat64())*1000) / 1000)
+		}
+		return s
+	}
+	uniform := func(hi float64) func(float64) (float64, bool) {
+		return func(t float64) (float64, bool) {
+			if c := r.Float64() * hi; c < t {
+				return c, true
+			}
+			return t, false
+		}
+	}
+	cases := []struct {
+		name string
+		s    *ingest.Sample
+	}{
+		{"status.csv", s},
+		{"uniform censoring", sample(20000, uniform(60))},
+		{"heavy censoring", sample(5000, uniform(10))},
+		{"ties at censorings", sample(3000, func(t float64) (float64, bool) {
+			t = math.Round(t)
+			return t, r.Float64() < 0.3
+		})},
+	}
+	for _, c := range cases {
+		for _, p := range []float64{0, 0.5, 0.9, 0.99, 1} {
+			want := kmQuantileRef(c.s, p)
+			for _, w := range []int{1 << 20, 1000, 1} {
+				if got := kmQuantile(c.s.Times, c.s.Censored, p, w); math.Abs(got-want) > 1e-9*math.Max(1, want) {
+					t.Errorf("%s: kmQuantile(%g, window %d) = %.12g, want %.12g", c.name, p, w, got, want)
+				}
+			}
+		}
+	}
+
+	// Censored at or beyond the last settle: equal masses, the quantile
+	// of the settled times alone, which the walk must also find.
+	e := sample(10000, func(t float64) (float64, bool) { return t, false })
+	last := slices.Max(e.Times)
+	for i := 0; i < len(e.Times); i += 7 {
+		e.Times[i], e.Censored[i] = last+float64(i%3), true
+	}
+	e.Times[3], e.Censored[3] = slices.Min(e.Times)/2, true // before the first settle
+	for _, p := range []float64{0.5, 0.99} {
+		want := settledQuantileEqual(e, p)
+		if got, _ := SettledQuantile(e, p); got != want {
+			t.Errorf("censored beyond the last settle: SettledQuantile(%g) = %v, want %v", p, got, want)
+		}
+		if got := kmQuantile(e.Times, e.Censored, p, 1000); math.Abs(got-want) > 1e-12*want {
+			t.Errorf("censored beyond the last settle: kmQuantile(%g) = %.15g, want %.15g", p, got, want)
+		}
+	}
+}
+
+// readKMHorizonRef reads testdata/km_horizon.txt: lines "name value".
+func readKMHorizonRef(t *testing.T) map[string]float64 {
+	t.Helper()
+	b, err := os.ReadFile("testdata/km_horizon.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var k string
+		var v float64
+		if _, err := fmt.Sscan(line, &k, &v); err != nil {
+			t.Fatalf("km_horizon.txt: %q: %v", line, err)
+		}
+		out[k] = v
+	}
+	return out
 }

@@ -190,7 +190,7 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 		return err
 	}
 	head, tail := peekEnds(r, data, hdrEnd, eof, size, dec == nil)
-	m.warnLayout(header, part, p, statusPeek(header, f.delim, head, tail))
+	m.warnLayout(header, part, p, statusPeek(header, p.statusPeekColumn(), f.delim, head, tail))
 	m.noteUnit(p, [nRoles]int64{})
 	if p.opt.Dedupe == "" && p.identifies(header) {
 		f.rep = &m.repeats

@@ -798,3 +798,59 @@ func TestUnusedStatusPeek(t *testing.T) {
 		t.Errorf("parquet: warnings %q, %v", rep.Warnings, err)
 	}
 }
+
+// TestIssue15StatusWithoutPending: a status column set (--status) with no
+// pending value censors nothing, so rows whose status says pending count
+// as settled; the ends of a CSV input are peeked as for an unused status
+// column (TestUnusedStatusPeek), here in the column set, whatever its
+// name, and the warning names --pending with the values; settled
+// outcomes alone, or --pending given, warn nothing; Parquet, not looked
+// into, gets the warning without values.
+func TestIssue15StatusWithoutPending(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, col, last string) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "settle_s,%s\n", col)
+		for i := range 4999 {
+			fmt.Fprintf(&b, "%d.5,%s\n", i%7, []string{"settled", "failed"}[i%2])
+		}
+		fmt.Fprintf(&b, "9,%s\n", last)
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, c := range []struct {
+		name, col, last string
+		pending         []string
+		want            string
+	}{
+		{"pending last", "status", "pending", nil, `the status column "status" has values pending (values seen: failed, pending, settled), but no pending value is given (--pending): every row counts as settled, those included; add --pending pending`},
+		{"another name", "state", "Running", nil, `the status column "state" has values Running (values seen: Running, failed, settled), but no pending value is given (--pending): every row counts as settled, those included; add --pending Running`},
+		{"settled outcomes", "status", "failed", nil, ""},
+		{"pending given", "status", "pending", []string{"pending"}, ""},
+	} {
+		path := write(strings.ReplaceAll(c.name, " ", "_")+".csv", c.col, c.last)
+		_, rep, err := Read([]string{path}, ReadOptions{Column: "settle_s", Status: c.col, Pending: c.pending})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got := ""
+		for _, w := range rep.Warnings {
+			if strings.Contains(w, "status column") {
+				got = w
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s: warning %q, want %q", c.name, got, c.want)
+		}
+	}
+	pq := filepath.Join(dir, "s.parquet")
+	writeParquet(t, pq, 2, []string{"settle_s", "status"}, map[string]any{"settle_s": []float64{1, 2}, "status": []string{"settled", "pending"}})
+	_, rep, err := Read([]string{pq}, ReadOptions{Column: "settle_s", Status: "status"})
+	want := `the status column "status" is set (--status) but no pending value (--pending): every row counts as settled; if some are pending, add --pending VALUE`
+	if err != nil || !slices.Contains(rep.Warnings, want) {
+		t.Errorf("parquet: warnings %q, %v", rep.Warnings, err)
+	}
+}

@@ -1209,6 +1209,20 @@ func (m *merger) warnLayout(columns []string, part map[string]string, p *plan, p
 			m.rep.warn("%q is both a column of the files and a partition key (%s=%s/): the column is read", k, k, part[k])
 		}
 	}
+	if st := p.names[roleStatus]; st != "" && len(p.pending) == 0 && !p.opt.Binned && slices.Contains(columns, st) && !slices.Contains(m.warned, "status") {
+		// A status column set with no pending values censors nothing:
+		// its pending rows count as settled (issue 15).
+		switch {
+		case peek == nil:
+			m.warned = append(m.warned, "status")
+			m.rep.warn(`the status column %q is set (--status) but no pending value (--pending): every row counts as settled; if some are pending, add --pending VALUE`, st)
+		case slices.ContainsFunc(peek, pendingLike):
+			m.warned = append(m.warned, "status")
+			pend := slices.DeleteFunc(slices.Clone(peek), func(v string) bool { return !pendingLike(v) })
+			m.rep.warn(`the status column %q has values %s (values seen: %s), but no pending value is given (--pending): every row counts as settled, those included; add --pending %s`,
+				st, strings.Join(pend, ", "), strings.Join(peek, ", "), strings.Join(pend, ","))
+		}
+	}
 	if p.names[roleStatus] == "" && !p.opt.Binned && slices.Contains(columns, "status") && !slices.Contains(m.warned, "status") {
 		switch {
 		case peek == nil:
@@ -1242,16 +1256,30 @@ const (
 	maxPeeked = 20
 )
 
-// statusPeek returns the distinct values of the column named "status"
+// statusPeekColumn is the column statusPeek reads: the status column
+// when one is set (its pending values may be missing, issue 15), else the
+// one named "status".
+func (p *plan) statusPeekColumn() string {
+	if st := p.names[roleStatus]; st != "" {
+		if len(p.pending) > 0 {
+			return "" // nothing to warn about
+		}
+		return st
+	}
+	return "status"
+}
+
+// statusPeek returns the distinct values of the column named name ("":
+// none; p.statusPeekColumn)
 // (sorted, at most maxPeeked) in the first peekRows records of head and
 // the last ones of tail (nil: none; past its first line break when it
 // may start inside a record). The values warn about an unused status
 // column (warnLayout) at no cost per row: logs are written in time order,
 // so items still pending are the last rows, and the first show what
 // settled ones say.
-func statusPeek(header []string, delim byte, head, tail []byte) []string {
-	col := slices.Index(header, "status")
-	if col < 0 {
+func statusPeek(header []string, name string, delim byte, head, tail []byte) []string {
+	col := slices.Index(header, name)
+	if name == "" || col < 0 {
 		return nil
 	}
 	vals := []string{}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pollfit/pollfit/fit"
 	"github.com/pollfit/pollfit/internal/report"
 	"github.com/pollfit/pollfit/optimize"
 )
@@ -101,6 +102,11 @@ func (e Evaluate) Run(stdout, stderr io.Writer) error {
 			t.rows[i].Segment = pt.Name
 		}
 		t.warnings = shortfallWarnings(scheds, items)
+		if pt.Sample != nil {
+			if w := roundingWarning(fit.Resolution(pt.Sample.Times), scheds, t.scores); w != "" {
+				t.warnings = append(t.warnings, w)
+			}
+		}
 		return t, nil
 	})
 	if err != nil {

@@ -324,7 +324,7 @@ func countAtoms(atoms []fit.Atom) string {
 }
 
 // fitSummary sums a fit up in one line for stderr: its bandwidth and
-// atoms, mixture, stuck share, and its distances from the data with the
+// atoms, mixture, mass beyond the horizon, and its distances from the data with the
 // bands they are judged against.
 func fitSummary(d *fit.Density) string {
 	var b strings.Builder
@@ -334,7 +334,11 @@ func fitSummary(d *fit.Density) string {
 	if d.Mixture != nil {
 		fmt.Fprintf(&b, "%s; ", d.Mixture)
 	}
-	fmt.Fprintf(&b, "stuck share %.3g", d.StuckShare)
+	// Density.StuckShare is the fit's mass beyond its horizon: the
+	// kernel's tail past it and, with pending rows, the Kaplan–Meier mass
+	// past the last settle; "stuck share" read as items that never settle
+	// (uniform(0, 60 s), all settled, printed 0.5 %: issue 15).
+	fmt.Fprintf(&b, "mass beyond the horizon %.3g", d.StuckShare)
 	if k := d.KS; k != nil {
 		fmt.Fprintf(&b, ", KS %.3g at %s", k.D, formatSeconds(k.At))
 		inSample := d.HoldoutKS == nil && k.Band95 > 0

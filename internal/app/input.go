@@ -81,7 +81,15 @@ func (in Input) load(stderr io.Writer) (*ingest.Sample, *ingest.Report, error) {
 		return nil, nil, nil
 	}
 	if err != nil {
+		var pe *ingest.ParseError
+		header := errors.As(err, &pe) && pe.RowGroup < 0 && pe.Row == 1 && pe.Column == ""
 		switch {
+		case errors.Is(err, ingest.ErrNotUTF8) && header:
+			err = fmt.Errorf("%w (re-encode the file as UTF-8, e.g. iconv -f LATIN1 -t UTF-8 FILE > FILE.utf8.csv)", err)
+		case errors.Is(err, ingest.ErrNotUTF8) && !in.Read.DropInvalid:
+			err = fmt.Errorf("%w (re-encode the file as UTF-8, e.g. iconv -f LATIN1 -t UTF-8; --drop-invalid drops such rows and counts them)", err)
+		case errors.Is(err, ingest.ErrFieldCount) && !in.Read.DropInvalid:
+			err = fmt.Errorf("%w (check the delimiter, --delimiter, and that fields holding it are quoted; --drop-invalid drops such rows and counts them)", err)
 		case in.Read.DropInvalid:
 		case !in.Read.Binned && (errors.Is(err, ingest.ErrNegative) || errors.Is(err, ingest.ErrEndBeforeStart)):
 			err = fmt.Errorf("%w (--negative drop drops such rows, --negative zero sets them to 0; both are counted)", err)

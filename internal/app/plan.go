@@ -387,10 +387,17 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	ages, labels = HorizonAges(ages, labels, o.Horizon)
 	sec.Ages, sec.Labels = ages, labels
 	opt := optimize.ScoreOptions{Ages: ages, Seed: p.Seed}
-	for _, s := range scheds {
-		sec.Rows = append(sec.Rows, report.NewRow(scored.score(s, opt), labels, nil))
+	scores := make([]optimize.Score, len(scheds))
+	for i, s := range scheds {
+		scores[i] = scored.score(s, opt)
+		sec.Rows = append(sec.Rows, report.NewRow(scores[i], labels, nil))
 	}
 	sec.Schedules = scheds
+	if d != nil {
+		if w := roundingWarning(d.Resolution, scheds, scores); w != "" {
+			der.Result.Warnings = append(der.Result.Warnings, w)
+		}
+	}
 	switch {
 	case sec.Clock != nil:
 		held := scored.score(sec.Clock.Schedule, optimize.ScoreOptions{Ages: []time.Duration{}, LagSE: true})
@@ -494,13 +501,22 @@ func fixedLike(b optimize.Budget, stuck int, d optimize.Distribution, o optimize
 // (see fixedLike).
 func fixedNote(b optimize.Budget, stuck int) string {
 	var to []string
+	short := ""
 	if b.StuckPolls > 0 || b.MeanPolls == 0 {
-		to = append(to, fmt.Sprintf("pollfit's %d stuck %s", max(2, stuck), plural(max(2, stuck), "poll")))
+		if stuck < 2 {
+			// Its sparsest polls at the start and at the horizon
+			// (issue 15: --budget 1 printed "at most pollfit's 2 stuck
+			// polls" where pollfit spent 1).
+			to = append(to, "2 stuck polls")
+			short = fmt.Sprintf("; it cannot fit pollfit's %d stuck %s: the sparsest fixed schedule polls at the start and at the horizon", stuck, plural(stuck, "poll"))
+		} else {
+			to = append(to, fmt.Sprintf("pollfit's %d stuck polls", stuck))
+		}
 	}
 	if b.MeanPolls > 0 {
 		to = append(to, fmt.Sprintf("the budget's %.4g mean polls per item under the fit (--mean-polls)", b.MeanPolls))
 	}
-	return "fixed: one gap, the smallest that spends at most " + strings.Join(to, " and ")
+	return "fixed: one gap, the smallest that spends at most " + strings.Join(to, " and ") + short
 }
 
 // polls writes a count of polls, or a range of them.
@@ -554,7 +570,7 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 			fmt.Fprintf(w, " (%s domain, bandwidth %.3g)", d.Domain, d.Bandwidth)
 		}
 	}
-	fmt.Fprintf(w, "; stuck share %.1f%%\n", 100*d.StuckShare)
+	fmt.Fprintf(w, "; mass beyond the horizon %.1f%%\n", 100*d.StuckShare) // Density.StuckShare: fitSummary
 	writeKSLine(w, s)
 	if d.Mixture != nil {
 		fmt.Fprintf(w, "   %s\n", d.Mixture)

@@ -26,8 +26,8 @@ func TestPollCostComparesCost(t *testing.T) {
 		warning string // binding, "" for none
 	}{
 		{"poll cost", cost,
-			"mean lag 420ms, 9.2 mean polls, cost (lag + 0.05s/poll) 880ms (this schedule's ×1.068)",
-			"this schedule's cost (lag + 0.05s/poll) is ×1.07 the exact optimum's (880ms): no single constraint explains it"},
+			"mean lag 420ms, 9.2 mean polls, cost (mean lag × caught + 0.05s/poll) 880ms (this schedule's ×1.068)",
+			"this schedule's cost (mean lag × caught + 0.05s/poll) is ×1.07 the exact optimum's (880ms): no single constraint explains it"},
 		// Under a budget the lags compare, and 0.40 s beats 0.42 s.
 		{"budget", budget, "mean lag 420ms (this schedule ×0.952)", ""},
 	} {

@@ -12,9 +12,12 @@ import (
 // lags less by polling more may cost more. Under a budget they compare on
 // mean lag.
 
-// costName names the cost under poll cost b: "cost (lag + 0.05s/poll)".
+// costName names the cost under poll cost b: "cost (mean lag × caught +
+// 0.05s/poll)". Its lag is E[lag; T ≤ H], the mean lag of the caught items
+// times the share caught (optimize.Expectation.TotalLag), which the name
+// says: the mean lag printed beside it is of the caught items alone.
 func costName(b optimize.Budget) string {
-	return fmt.Sprintf("cost (lag + %.4gs/poll)", b.PollCost)
+	return fmt.Sprintf("cost (mean lag × caught + %.4gs/poll)", b.PollCost)
 }
 
 // objectiveName is what schedules compare on under b: "mean lag", or the

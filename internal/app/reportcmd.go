@@ -624,7 +624,7 @@ func fitFacts(s *section) (facts, goodness []html.Fact) {
 	if d.Resolution > 0 {
 		facts = append(facts, html.Fact{Label: "data resolution", Value: formatSeconds(d.Resolution), Note: "times are multiples of it"})
 	}
-	facts = append(facts, html.Fact{Label: "stuck share", Value: fmt.Sprintf("%.2f%%", 100*d.StuckShare), Note: "not settled by the horizon " + formatSeconds(d.Horizon())})
+	facts = append(facts, html.Fact{Label: "mass beyond the horizon", Value: fmt.Sprintf("%.2f%%", 100*d.StuckShare), Note: "the fit's mass not settled by the horizon " + formatSeconds(d.Horizon()) + ": its tail past it, and with pending rows those that may never settle"})
 	for _, a := range d.Atoms {
 		facts = append(facts, html.Fact{Label: a.Kind(), Value: a.String()})
 	}

@@ -104,8 +104,10 @@ func (s Solve) check() error {
 
 // withHorizon returns s with its horizon set for the settle times of
 // sample: the one given, or one from the data, the nice duration above the
-// 99th percentile of the settled items' times (optimize.HorizonAbove), with
-// a note that says so ("" for a given horizon).
+// 99th percentile of the settle times among items that settle
+// (optimize.HorizonAbove; with pending items, of the Kaplan–Meier
+// estimate: fit.SettledQuantile), with a note that says so ("" for a given
+// horizon).
 func (s Solve) withHorizon(sample *ingest.Sample) (Solve, string, error) {
 	if s.Options.Horizon > 0 {
 		return s, "", nil
@@ -115,7 +117,11 @@ func (s Solve) withHorizon(sample *ingest.Sample) (Solve, string, error) {
 		return s, "", errors.New("no settled item to choose a horizon from: give --horizon")
 	}
 	s.Options.Horizon = optimize.HorizonAbove(q)
-	return s, horizonNote(s.Options.Horizon, q, "settle times"), nil
+	of := "settle times"
+	if sample.CensoredCount() > 0 {
+		of = "the Kaplan–Meier estimate among items that settle"
+	}
+	return s, horizonNote(s.Options.Horizon, q, of), nil
 }
 
 // withModelHorizon is withHorizon for a model: its 99th percentile.
@@ -136,13 +142,19 @@ func horizonNote(h time.Duration, q float64, of string) string {
 		optimize.FormatDuration(h), of, formatSeconds(q))
 }
 
+// maxDurationSeconds bounds the seconds formatSeconds writes as a
+// duration: 10⁹ s (31.7 years), well inside time.Duration's 292 years
+// (--poll-cost 1e10 overflowed it: a cost of -2346317h47m53.7s).
+const maxDurationSeconds = 1e9
+
 // formatSeconds writes seconds as a duration with 3 significant digits:
-// 5.31s, 742ms, 12m30s; 0 as 0s.
+// 5.31s, 742ms, 12m30s; 0 as 0s; above maxDurationSeconds, or not a
+// positive number, as seconds in exponent form: 1e+10s.
 func formatSeconds(v float64) string {
 	if v == 0 {
 		return "0s"
 	}
-	if !(v > 0) || math.IsInf(v, 0) {
+	if !(v > 0) || v > maxDurationSeconds {
 		return strconv.FormatFloat(v, 'g', 3, 64) + "s"
 	}
 	// 3 significant digits: a step of a power of ten nanoseconds, at

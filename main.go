@@ -298,7 +298,7 @@ func solveFlags() []cli.Flag {
 		&cli.IntFlag{Name: "budget", Aliases: []string{"n"}, Usage: "stuck cost: polls made within the horizon by an item that never settles", DefaultText: "none"},
 		&cli.Float64Flag{Name: "mean-polls", Aliases: []string{"m"}, Usage: "expected polls per item (what the server pays)", DefaultText: "none"},
 		&cli.Float64Flag{Name: "poll-cost", Usage: "instead of a budget, the `SECONDS` of lag one poll is worth", DefaultText: "none"},
-		&cli.StringFlag{Name: "horizon", Usage: "age of the last poll: a duration such as 15m, or seconds", DefaultText: "a nice duration above the 99th percentile of the settle times"},
+		&cli.StringFlag{Name: "horizon", Usage: "age of the last poll: a duration such as 15m, or seconds", DefaultText: "a nice duration above the 99th percentile of the settle times (of the Kaplan–Meier estimate among items that settle, with pending rows)"},
 		&cli.StringFlag{Name: "phases", Value: "auto", Usage: "phases of the schedule: 1 to 8, auto (fewest within 5% of the exact optimum) or exact (the exact optimum as explicit gaps)"},
 		&cli.StringFlag{Name: "method", Value: "exact", Usage: "exact (the exact discrete optimum) or sqrt (the √f / √hazard rule)"},
 		&cli.DurationFlag{Name: "resolution", Usage: "grid step of poll times", DefaultText: "a nice step near horizon/8192 dividing the nice gaps"},

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"sync"
+	"time"
 
 	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/bulk"
@@ -359,6 +360,15 @@ func estimate(s *ingest.Sample, opt Options) (*Density, error) {
 		d.warn("only %d settled %s: the estimate is rough", len(t), plural(len(t), "item"))
 	}
 
+	_, mixture, _ := parseMixtureMethod(opt.Method)
+	if _, parametric := familyParams[opt.Method]; parametric || mixture {
+		// The models fit every settle, but their density on a grid that
+		// ends before all of them says nothing of the data (smoothPart
+		// and histogram check the same on their way).
+		if err := horizonBeforeSettles(H, minOf(t)); err != nil {
+			return nil, err
+		}
+	}
 	if k, ok, _ := parseMixtureMethod(opt.Method); ok {
 		return d.mixture(s, t, m.perItem(t), cw, k, opt)
 	}
@@ -752,14 +762,16 @@ func (d *Density) smoothPart(t []float64, ms masses, cw, width []float64, spikes
 	switch {
 	case logDom:
 		top = math.Min(yhi, math.Log(H))
-		if top < ylo {
-			return horizonBeforeSettles(H, math.Exp(ylo))
-		}
 	default:
 		top = math.Min(yhi, H)
-		if top < ylo {
-			return horizonBeforeSettles(H, ylo)
+	}
+	if top < ylo {
+		// The first settle as recorded (ylo is de-rounded): a horizon
+		// within half a resolution after it fits on a grid from ylo.
+		if err := horizonBeforeSettles(H, minOf(t)); err != nil {
+			return err
 		}
+		top = ylo
 	}
 	lo, hi := ylo-4*h, top+4*h
 	if opt.Domain == DomainReflect {
@@ -923,7 +935,8 @@ func horizonBeforeSettles(H, first float64) error {
 	if H >= first {
 		return nil
 	}
-	return fmt.Errorf("%w: the horizon %gs comes before every settle time (the first at %.4gs): nothing settles within it to estimate; choose a horizon past the first settles, or let the data set it", ErrOption, H, first)
+	dur := func(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
+	return fmt.Errorf("%w: the horizon %v comes before every settle time (the first at %v): nothing settles within it to estimate; choose a horizon past the first settles, or let the data set it", ErrOption, dur(H), dur(first))
 }
 
 // weyl returns frac(i·φ), φ the golden ratio: a low-discrepancy sequence

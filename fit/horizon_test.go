@@ -14,7 +14,10 @@ import (
 // batch data) is an option error naming the first settle, in every
 // domain and by kde or histogram, instead of the KDE grid's panic
 // (makeslice: len out of range when ln H < min − 8h) or a density of
-// zeros; a horizon past the first settle still fits.
+// zeros, and by the parametric families and the mixture, which fit every
+// settle but whose density on such a grid said nothing of the data (a
+// second fresh user's plan printed "mass beyond the horizon 100.0%" and
+// a mean lag of NaN); a horizon past the first settle still fits.
 func TestIssue15HorizonBeforeSettles(t *testing.T) {
 	// Lognormal job times around 30 minutes, shifted by 268 s so that
 	// none settles before it.
@@ -36,7 +39,11 @@ func TestIssue15HorizonBeforeSettles(t *testing.T) {
 		{"reflect kde, 1m", Options{Horizon: 60, Domain: DomainReflect}, true},
 		{"histogram, 1m", Options{Horizon: 60, Method: "histogram"}, true},
 		{"linear histogram, 1m", Options{Horizon: 60, Method: "histogram", Domain: DomainLinear}, true},
+		{"lognormal, 1m", Options{Horizon: 60, Method: "lognormal"}, true},
+		{"weibull, 1m", Options{Horizon: 60, Method: "weibull"}, true},
+		{"mixture, 1m", Options{Horizon: 60, Method: "lognormal-mixture:2"}, true},
 		{"log kde, past the first", Options{Horizon: first * 1.5}, false},
+		{"weibull, past the first", Options{Horizon: first * 1.5, Method: "weibull"}, false},
 		{"histogram, past the first", Options{Horizon: first * 1.5, Method: "histogram"}, false},
 	}
 	for _, c := range cases {

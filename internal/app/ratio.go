@@ -46,7 +46,12 @@ func optimumText(b optimize.Budget, e, ex optimize.Expectation) string {
 	if b.PollCost == 0 {
 		return fmt.Sprintf("mean lag %s (this schedule %s)", formatSeconds(ex.MeanLag), timesOptimum(e.MeanLag, ex.MeanLag))
 	}
-	return fmt.Sprintf("mean lag %s, %.3g mean polls%s (this schedule's %s)", formatSeconds(ex.MeanLag), ex.MeanPolls,
+	// As printed: 0.9996 mean polls reads "1 mean poll".
+	polls, word := fmt.Sprintf("%.3g", ex.MeanPolls), "mean polls"
+	if polls == "1" {
+		word = "mean poll"
+	}
+	return fmt.Sprintf("mean lag %s, %s %s%s (this schedule's %s)", formatSeconds(ex.MeanLag), polls, word,
 		costSuffix(b, ex), timesOptimum(b.Cost(e), b.Cost(ex)))
 }
 

@@ -32,7 +32,8 @@ func roundingWarning(res float64, scheds []optimize.Schedule, scores []optimize.
 	}
 	var on []string
 	for i, s := range scheds {
-		if s.Clocked() || !scores[i].HasData || res/2 < roundingShare*scores[i].MeanLag {
+		// A mean lag of NaN: no row caught, no lag to understate.
+		if s.Clocked() || !scores[i].HasData || math.IsNaN(scores[i].MeanLag) || res/2 < roundingShare*scores[i].MeanLag {
 			continue
 		}
 		polls := s.Polls()

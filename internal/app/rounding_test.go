@@ -1,6 +1,7 @@
 package app
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -52,5 +53,13 @@ func TestIssue15RoundedLags(t *testing.T) {
 	}
 	if strings.Contains(w, "1.3s") || strings.Contains(w, "30s") {
 		t.Errorf("names a schedule off the grid or with a long lag: %q", w)
+	}
+	// A schedule that catches no row has a mean lag of NaN: nothing to
+	// understate, and no "mean lag NaNs" (a horizon just after the first
+	// settle left every held-out row uncaught).
+	none := scores[0]
+	none.MeanLag = math.NaN()
+	if w := roundingWarning(1, scheds[:1], []optimize.Score{none}); w != "" {
+		t.Errorf("no row caught: %q, want none", w)
 	}
 }

@@ -29,8 +29,9 @@ func TestHorizonCut(t *testing.T) {
 	}{
 		{0.5, 1}, {1, 5.0 / 6}, {3, 3.0 / 6}, {10, 1.0 / 6}, {20, 0}, {100, 0},
 	} {
-		if got := settledBeyond(s, c.h); math.Abs(got-c.want) > 1e-15 {
-			t.Errorf("settledBeyond(%g) = %g, want %g", c.h, got, c.want)
+		got, last := settledBeyond(s, c.h)
+		if math.Abs(got-c.want) > 1e-15 || last != 20 {
+			t.Errorf("settledBeyond(%g) = %g, %g; want %g, 20 (the last settle)", c.h, got, last, c.want)
 		}
 	}
 	// weibull k = 1.5, λ = 30: S(30) = e⁻¹ of the settles come after 30 s.
@@ -111,5 +112,22 @@ func TestIssue15MassBeyondHorizon(t *testing.T) {
 	sum := fitSummary(d)
 	if want := fmt.Sprintf("mass beyond the horizon %.3g", d.StuckShare); !strings.Contains(sum, want) || strings.Contains(sum, "stuck") {
 		t.Errorf("fitSummary = %q, want it to say %q and not \"stuck\"", sum, want)
+	}
+}
+
+// TestIssue15HorizonFar: a given horizon far past the last settle is
+// questioned (a second fresh user's --horizon 300 on latencies in ms:
+// 5 minutes against a last settle of 1.45 s); one within 100× is not.
+func TestIssue15HorizonFar(t *testing.T) {
+	if got := horizonFar(5*time.Minute, 1.45); !strings.Contains(got, "the horizon 5m is 207× the last settle time (1.45s): a bare --horizon number is seconds") || !strings.Contains(got, "--horizon 300ms") {
+		t.Errorf("horizonFar(5m, 1.45s) = %q", got)
+	}
+	for _, c := range []struct {
+		h    time.Duration
+		last float64
+	}{{15 * time.Minute, 142}, {2 * time.Minute, 1.2}, {time.Minute, 0}} {
+		if got := horizonFar(c.h, c.last); got != "" {
+			t.Errorf("horizonFar(%v, %g) = %q, want none", c.h, c.last, got)
+		}
 	}
 }

@@ -314,11 +314,11 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		dist = d
 	}
 	h := sv.Options.Horizon
-	beyond := 0.0
+	beyond, last := 0.0, 0.0
 	if model != nil {
 		beyond = modelBeyond(model, h.Seconds())
 	} else {
-		beyond = settledBeyond(train, h.Seconds())
+		beyond, last = settledBeyond(train, h.Seconds())
 	}
 	sec := &section{Segment: segment, Density: d, Note: note, HorizonNote: hnote, Train: train, Test: test, HeldOut: test != train, restore: restore}
 	if model == nil {
@@ -349,6 +349,11 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	sec.Derived = der
 	if w := horizonCut(beyond, h); w != "" {
 		der.Result.Warnings = append(der.Result.Warnings, w)
+	}
+	if hnote == "" { // the horizon was given
+		if w := horizonFar(h, last); w != "" {
+			der.Result.Warnings = append(der.Result.Warnings, w)
+		}
 	}
 	if sec.Batches != nil && sec.Batches.Found {
 		planClock(sec, dist, sv)

@@ -255,9 +255,26 @@ func horizonCut(beyond float64, h time.Duration) string {
 		optimize.FormatDuration(h), 100*beyond)
 }
 
+// horizonFarFactor is how many times the last settle a given horizon
+// may be before plan asks whether it was meant in another unit.
+const horizonFarFactor = 100
+
+// horizonFar warns when a given horizon h is more than horizonFarFactor
+// times the last settle time last (seconds): a bare number is seconds,
+// and --horizon 300 for latencies in ms is 5 minutes, which leaves most
+// of the budget unspent past the data. "" otherwise.
+func horizonFar(h time.Duration, last float64) string {
+	if !(last > 0) || h.Seconds() <= horizonFarFactor*last {
+		return ""
+	}
+	return fmt.Sprintf("the horizon %s is %.0f× the last settle time (%s): a bare --horizon number is seconds; if it was meant in the data's unit, give the unit (such as --horizon %s)",
+		optimize.FormatDuration(h), h.Seconds()/last, formatSeconds(last), optimize.FormatDuration(time.Duration(math.Round(h.Seconds()*1e6))))
+}
+
 // settledBeyond returns the share of the sample's settled weight with
-// settle times after h seconds (0 when nothing settled).
-func settledBeyond(s *ingest.Sample, h float64) float64 {
+// settle times after h seconds (0 when nothing settled), and the last
+// settle time.
+func settledBeyond(s *ingest.Sample, h float64) (share, last float64) {
 	var all, after float64
 	for i, t := range s.Times {
 		if s.IsCensored(i) {
@@ -265,14 +282,15 @@ func settledBeyond(s *ingest.Sample, h float64) float64 {
 		}
 		w := s.Weight(i)
 		all += w
+		last = max(last, t)
 		if t > h {
 			after += w
 		}
 	}
 	if all == 0 {
-		return 0
+		return 0, last
 	}
-	return after / all
+	return after / all, last
 }
 
 // modelBeyond is settledBeyond for a model: 1 − F(h)/F(∞), F(∞) read at

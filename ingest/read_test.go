@@ -804,8 +804,9 @@ func TestUnusedStatusPeek(t *testing.T) {
 // as settled; the ends of a CSV input are peeked as for an unused status
 // column (TestUnusedStatusPeek), here in the column set, whatever its
 // name, and the warning names --pending with the values; settled
-// outcomes alone, or --pending given, warn nothing; Parquet, not looked
-// into, gets the warning without values.
+// outcomes alone, or --pending given, warn nothing, unless other values
+// at the ends read as pending (processing beside --pending pending);
+// Parquet, not looked into, gets the warning without values.
 func TestIssue15StatusWithoutPending(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, col, last string) string {
@@ -830,6 +831,13 @@ func TestIssue15StatusWithoutPending(t *testing.T) {
 		{"another name", "state", "Running", nil, `the status column "state" has values Running (values seen: Running, failed, settled), but no pending value is given (--pending): every row counts as settled, those included; add --pending Running`},
 		{"settled outcomes", "status", "failed", nil, ""},
 		{"pending given", "status", "pending", []string{"pending"}, ""},
+		// A second reviewer: --pending pending where some pending rows say
+		// processing counted those as settled without a word.
+		{"another pending value", "status", "pending\n9,processing", []string{"pending"}, `the status column "status" also has processing (values seen: failed, pending, processing, settled), which is not among the --pending values (pending): those rows count as settled; if they are still pending, add --pending pending,processing`},
+		{"both given", "status", "pending\n9,processing", []string{"pending", "processing"}, ""},
+		// A --pending value no row has (a typo) is warned about once the
+		// rows are read (TestReadWarnsUnmatchedStatus), not here.
+		{"typo", "status", "pending\n9,processing", []string{"pendin"}, ""},
 	} {
 		path := write(strings.ReplaceAll(c.name, " ", "_")+".csv", c.col, c.last)
 		_, rep, err := Read([]string{path}, ReadOptions{Column: "settle_s", Status: c.col, Pending: c.pending})

@@ -1223,6 +1223,22 @@ func (m *merger) warnLayout(columns []string, part map[string]string, p *plan, p
 				st, strings.Join(pend, ", "), strings.Join(peek, ", "), strings.Join(pend, ","))
 		}
 	}
+	if st := p.names[roleStatus]; st != "" && len(p.pending) > 0 && !p.opt.Binned && !slices.Contains(m.warned, "status") {
+		// Pending values given, and others at the file's ends that read
+		// as pending too (--pending pending where some rows say
+		// processing): those rows count as settled.
+		other := slices.DeleteFunc(slices.Clone(peek), func(v string) bool {
+			return !pendingLike(v) || slices.Contains(p.pending, v) || slices.Contains(p.exclude, v)
+		})
+		// A --pending value not seen (a typo) has its own warning once
+		// the rows are read, naming the values seen.
+		seen := !slices.ContainsFunc(p.pending, func(v string) bool { return !slices.Contains(peek, v) })
+		if len(other) > 0 && seen {
+			m.warned = append(m.warned, "status")
+			m.rep.warn(`the status column %q also has %s (values seen: %s), which %s not among the --pending values (%s): those rows count as settled; if they are still pending, add --pending %s`,
+				st, strings.Join(other, ", "), strings.Join(peek, ", "), isAre(len(other)), strings.Join(p.pending, ", "), strings.Join(append(slices.Clone(p.pending), other...), ","))
+		}
+	}
 	if p.names[roleStatus] == "" && !p.opt.Binned && slices.Contains(columns, "status") && !slices.Contains(m.warned, "status") {
 		switch {
 		case peek == nil:
@@ -1261,10 +1277,7 @@ const (
 // one named "status".
 func (p *plan) statusPeekColumn() string {
 	if st := p.names[roleStatus]; st != "" {
-		if len(p.pending) > 0 {
-			return "" // nothing to warn about
-		}
-		return st
+		return st // without --pending, or for pending-like values not in it
 	}
 	return "status"
 }
@@ -1507,4 +1520,12 @@ func (c *negatives) add(o negatives) {
 		c.lowest = o.lowest
 	}
 	c.n += o.n
+}
+
+// isAre is "is" for one, "are" for more.
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }

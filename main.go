@@ -582,11 +582,13 @@ func flagValueError(c *cli.Command, err error) error {
 	if m == nil {
 		return err
 	}
-	want := ""
+	want, name := "", m[2]
 	for _, f := range c.Flags {
-		if !slices.Contains(f.Names(), m[2]) {
+		names := f.Names()
+		if !slices.Contains(names, m[2]) {
 			continue
 		}
+		name = names[0] // the flag's own name, not the alias typed
 		switch f.(type) {
 		case *cli.IntFlag, *cli.Int64Flag:
 			want = "a whole number written in digits, such as 30"
@@ -598,12 +600,6 @@ func flagValueError(c *cli.Command, err error) error {
 	}
 	if want == "" {
 		return err
-	}
-	name := m[2]
-	for _, f := range c.Flags {
-		if names := f.Names(); slices.Contains(names, m[2]) {
-			name = names[0]
-		}
 	}
 	return fmt.Errorf("--%s %q: want %s", name, m[1], want)
 }

@@ -360,8 +360,9 @@ func estimate(s *ingest.Sample, opt Options) (*Density, error) {
 		d.warn("only %d settled %s: the estimate is rough", len(t), plural(len(t), "item"))
 	}
 
-	_, mixture, _ := parseMixtureMethod(opt.Method)
-	if _, parametric := familyParams[opt.Method]; parametric || mixture {
+	k, mixture, _ := parseMixtureMethod(opt.Method)
+	_, parametric := familyParams[opt.Method]
+	if parametric || mixture {
 		// The models fit every settle, but their density on a grid that
 		// ends before all of them says nothing of the data (smoothPart
 		// and histogram check the same on their way).
@@ -369,10 +370,10 @@ func estimate(s *ingest.Sample, opt Options) (*Density, error) {
 			return nil, err
 		}
 	}
-	if k, ok, _ := parseMixtureMethod(opt.Method); ok {
+	if mixture {
 		return d.mixture(s, t, m.perItem(t), cw, k, opt)
 	}
-	if _, ok := familyParams[opt.Method]; ok {
+	if parametric {
 		dist, err := MaxLikelihood(opt.Method, s)
 		if err != nil {
 			return nil, err
@@ -926,9 +927,9 @@ func (d *Density) histogram(t, m []float64, contMass float64, opt Options) error
 	return nil
 }
 
-// horizonBeforeSettles is the error of a non-parametric fit whose
-// horizon H (seconds) comes before the first settle time first: the grid
-// it estimates on would hold none of the data (a horizon of 1m for jobs
+// horizonBeforeSettles is the error of a fit whose horizon H (seconds)
+// comes before the first settle time first: the grid it is read on would
+// hold none of the data (a horizon of 1m for jobs
 // that take hours, or --horizon 60 meant as minutes). nil when H is at or
 // past first.
 func horizonBeforeSettles(H, first float64) error {

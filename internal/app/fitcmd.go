@@ -347,7 +347,7 @@ func fitSummary(d *fit.Density) string {
 			notes = append(notes, "in-sample")
 		}
 		if k.Subsample > 0 {
-			notes = append(notes, fmt.Sprintf("on a subsample of %d of the %d rows", k.Subsample, k.Rows))
+			notes = append(notes, fmt.Sprintf("on %s%d rows", ofSubsample(*k), k.Rows))
 		}
 		if len(notes) > 0 {
 			band := ""
@@ -363,7 +363,7 @@ func fitSummary(d *fit.Density) string {
 	if k := d.HoldoutKS; k != nil {
 		fmt.Fprintf(&b, ", held-out KS %.3g", k.D)
 		if k.Subsample > 0 {
-			fmt.Fprintf(&b, " on a subsample of %d of the %d rows", k.Subsample, k.Rows)
+			fmt.Fprintf(&b, " on %s%d rows", ofSubsample(*k), k.Rows)
 		}
 		fmt.Fprintf(&b, " (95%% two-sample band %.3g)", k.Band95)
 	}

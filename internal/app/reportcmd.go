@@ -630,12 +630,12 @@ func fitFacts(s *section) (facts, goodness []html.Fact) {
 	}
 	if k := d.KS; k != nil {
 		f := html.Fact{Label: "KS distance, rows fitted", Value: fmt.Sprintf("%.3g", k.D)}
-		f.Note = fmt.Sprintf("on %s rows; at %s (fit %s the data over %s–%s)",
-			thousands(k.Rows), formatSeconds(k.At), side(k.Diff), formatSeconds(k.From), formatSeconds(k.To))
+		of := ""
 		if k.Subsample > 0 {
-			f.Note = fmt.Sprintf("on a subsample of %s of %s rows; at %s (fit %s the data over %s–%s)",
-				thousands(k.Subsample), thousands(k.Rows), formatSeconds(k.At), side(k.Diff), formatSeconds(k.From), formatSeconds(k.To))
+			of = "a subsample of " + thousands(k.Subsample) + " of "
 		}
+		f.Note = fmt.Sprintf("on %s%s rows; at %s (fit %s the data over %s–%s)",
+			of, thousands(k.Rows), formatSeconds(k.At), side(k.Diff), formatSeconds(k.From), formatSeconds(k.To))
 		switch {
 		case k.Band95 > 0 && k.D > k.Band95 && k.D > fit.KSWarnFloor:
 			f.Note += fmt.Sprintf("; beyond the one-sample 95%% band %.3g, which is conservative on the rows fitted: the fit misses the data", k.Band95)

@@ -291,3 +291,50 @@ func TestIssue15SegmentPlots(t *testing.T) {
 		})
 	}
 }
+
+// TestIssue18PlanSegmentsReadTwice: with --segment, plan reads a file's
+// rows again for the segments, so that all items' plan may reorder them
+// in place (docs/performance.md, Memory); from standard input, which
+// cannot be read twice, it keeps them and gives them back in their order.
+// Both give the same plan, table and JSON, and its all-items part is the
+// plan without --segment.
+func TestIssue18PlanSegmentsReadTwice(t *testing.T) {
+	args := []string{"plan", "--budget", "37", "--segment", "method", "--holdout", "0.3"}
+	for _, format := range []string{"table", "json"} {
+		t.Run(format, func(t *testing.T) {
+			a := slices.Concat(args, []string{"--format", format})
+			fromFile, _ := runOK(t, slices.Concat(a, paymentArgs)...)
+			f, err := os.Open("fixtures/payments.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			stdin := os.Stdin
+			os.Stdin = f
+			defer func() { os.Stdin = stdin }()
+			fromStdin, _ := runOK(t, slices.Concat(a, []string{"-i", "-"}, paymentArgs[2:])...)
+			if diff := cmp.Diff(fromStdin, fromFile); diff != "" {
+				t.Errorf("plan --segment of a file differs from the same rows on standard input (-stdin +file):\n%s", diff)
+			}
+			if !strings.Contains(fromFile, "momo") {
+				t.Errorf("plan --segment printed no segment momo:\n%s", fromFile)
+			}
+		})
+	}
+	plain, _ := runOK(t, slices.Concat([]string{"plan", "--budget", "37", "--holdout", "0.3", "--format", "json"}, paymentArgs)...)
+	seg, _ := runOK(t, slices.Concat(args, []string{"--format", "json"}, paymentArgs)...)
+	var a, b map[string]any
+	if err := json.Unmarshal([]byte(plain), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(seg), &b); err != nil {
+		t.Fatal(err)
+	}
+	delete(b, "segments")
+	if sched, ok := b["schedule"].(map[string]any); ok {
+		delete(sched, "segments")
+	}
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("plan --segment's all items differ from plan alone (-alone +segmented):\n%s", diff)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -298,5 +299,50 @@ func TestIssue18EachPartOnceMany(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("eachPartOnce results (-eachPart +once):\n%s", diff)
+	}
+}
+
+// TestIssue18RereadChecksRows: plan reads a file's rows a second time for
+// its segments (Input.reread) and refuses rows that differ from the first
+// read's — a log written to in between — instead of planning segments of
+// other rows than all items'.
+func TestIssue18RereadChecksRows(t *testing.T) {
+	path := t.TempDir() + "/d.csv"
+	rows := "settle_s,method\n1.5,card\n2.25,momo\n3,card\n0.5,momo\n"
+	if err := os.WriteFile(path, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := Input{Paths: []string{path}, Read: ingest.ReadOptions{Column: "settle_s", Segment: "method"}}
+	if !rereadable(in.Paths) {
+		t.Fatalf("rereadable(%s) = false, want true", path)
+	}
+	if rereadable([]string{"-"}) {
+		t.Errorf(`rereadable("-") = true, want false (standard input)`)
+	}
+	s, _, err := ingest.Read(in.Paths, in.Read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := s.Digest()
+	seg, err := in.reread(digest)
+	if err != nil {
+		t.Fatalf("reread of the same file: %v", err)
+	}
+	if want := []string{"card", "momo"}; !slices.Equal(seg.Names, want) {
+		t.Errorf("reread's segments = %v, want %v", seg.Names, want)
+	}
+	for _, changed := range []string{
+		rows + "4,card\n", // a row appended
+		strings.Replace(rows, "2.25,momo", "2.5,momo", 1),          // a time changed
+		strings.Replace(rows, "3,card", "3,momo", 1),               // a segment changed
+		"settle_s,method\n2.25,momo\n1.5,card\n3,card\n0.5,momo\n", // the same rows reordered
+	} {
+		if err := os.WriteFile(path, []byte(changed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := in.reread(digest)
+		if err == nil || !strings.Contains(err.Error(), "the input changed while it was read") {
+			t.Errorf("reread of %q: error %v, want the input changed", changed, err)
+		}
 	}
 }

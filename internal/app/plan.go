@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -194,6 +193,7 @@ func (p Plan) Run(stdout, stderr io.Writer) error {
 			rows = seg.Parts(0, len(seg.Names))
 		} else {
 			rows = seg.PartitionInPlace()
+			giveBack() // the labels
 		}
 		names := seg.Names
 		seg = nil // its index, a byte a row
@@ -289,13 +289,13 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 			// the fit's tables (the collector waits for 25 % growth
 			// over the live heap, which they count in: 18.3 bytes a row
 			// at 10⁸ rows without these two collections, docs/performance.md).
-			runtime.GC()
+			collect()
 			if p.keepOrder {
 				train, test, restore = sample.SplitInPlaceUndo(p.Holdout, p.Seed)
 			} else {
 				train, test = sample.SplitInPlace(p.Holdout, p.Seed)
 			}
-			runtime.GC()
+			collect()
 		} else {
 			train, test = sample.Split(p.Holdout, p.Seed)
 		}
@@ -359,7 +359,7 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		items = optimize.NewItemsReorder(test.Times, test.Censored, test.Weights)
 		sample, train, test = nil, nil, nil
 		sec.Train, sec.Test = nil, nil
-		runtime.GC()
+		collect()
 		collectAsBefore()
 	} else {
 		items = itemsOf(test)

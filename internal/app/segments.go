@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"unicode"
@@ -91,12 +92,12 @@ func (in Input) segmentation(s *ingest.Sample, stderr io.Writer) (*ingest.Segmen
 // that partitions s in place next: their memory is the partition's
 // buffer (ingest.Segmentation.PartitionInPlace), which drops them.
 func (in Input) segmentationKeep(s *ingest.Sample, stderr io.Writer) (*ingest.Segmentation, error) {
-	if tight && s.Segment != nil {
+	if s.Segment != nil {
 		// The reader's garbage, collected and given back before the
 		// segmentation's index is made: else the index (a byte a row)
 		// comes on top of that garbage and of the sample with its labels
 		// (13 bytes a row): 16.3 bytes a row at 10⁸ rows (issue 18).
-		debug.FreeOSMemory()
+		giveBack()
 	}
 	seg := s.Segmentation(in.MinSegmentRows)
 	if seg == nil {
@@ -150,10 +151,10 @@ func rereadable(paths []string) bool {
 // their rows in place (issue 18).
 func (in Input) reread(digest uint64) (*ingest.Segmentation, error) {
 	collectTighter(in.Paths)
-	// All items' garbage, collected and given back first: else the rows
-	// read again came on top of the heap the collector had grown for all
-	// items' plan (at 10⁷ rows 206 MiB against the first read's 180).
-	debug.FreeOSMemory()
+	// All items' garbage, given back first: else the rows read again came
+	// on top of the heap the collector had grown for all items' plan (at
+	// 10⁷ rows 206 MiB against the first read's 180).
+	giveBack()
 	s, _, err := ingest.Read(in.Paths, in.Read)
 	if err != nil {
 		return nil, fmt.Errorf("reading the input again for its segments: %w", err)
@@ -166,6 +167,29 @@ func (in Input) reread(digest uint64) (*ingest.Segmentation, error) {
 		err = fmt.Errorf("the input changed while it was read: read again, it has no segments")
 	}
 	return seg, err
+}
+
+// giveBack collects the garbage and gives its memory back to the system
+// when the input is large (collectTighter). Else a sample-sized array
+// dropped — the reader's buffers, the labels once PartitionInPlace is
+// done with them (4 bytes a row) — stays resident under the work that
+// follows until the runtime's scavenger returns it, minutes later: at
+// 10⁷ rows the segments' plans ran 38 MiB above their live heap so.
+func giveBack() {
+	if tight {
+		debug.FreeOSMemory()
+	}
+}
+
+// collect collects the garbage, and gives it back to the system when the
+// input is large (giveBack): a plan's steps each drop arrays the size of
+// its rows, which stayed resident under the next part's plan.
+func collect() {
+	if tight {
+		debug.FreeOSMemory()
+		return
+	}
+	runtime.GC()
 }
 
 // lazyParts bounds the segments eachPartOnce copies out one at a time.
@@ -211,6 +235,7 @@ func eachPartOnce[T any](in Input, s *ingest.Sample, stderr io.Writer, inPlace b
 			rows = seg.Parts(0, len(names))
 		case inPlace:
 			rows = seg.PartitionInPlace()
+			giveBack() // the labels
 		}
 		if rows != nil {
 			seg = nil // its index, a byte a row

@@ -238,7 +238,7 @@ func kaplanMeierWeighted(s *ingest.Sample) (*KaplanMeier, []float64, masses) {
 // bits, in which −0 is last; ok is false, and s unchanged, when a time is
 // −0 (kaplanMeier's copies turn it into +0, which is not for here to do).
 func sortSettledFirst(s *ingest.Sample) (k int, ok bool) {
-	if s.Weights != nil || s.Segment != nil || s.Created != nil {
+	if s.Weights != nil || s.HasSegments() || s.Created != nil {
 		panic("fit: sortSettledFirst: a sample with columns beyond Times and Censored")
 	}
 	for _, t := range s.Times {

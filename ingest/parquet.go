@@ -662,7 +662,7 @@ func (r *pqReader) read(f *pqFile, rg int, p *plan, b *batch) (err error) {
 		b.created = make([]int64, 0, n)
 	}
 	if p.names[roleSegment] != "" {
-		b.seg = make([]int32, 0, n)
+		b.seg = labels{narrow: make([]uint8, 0, n)}
 	}
 	if f.rep != nil && !b.sampling {
 		b.lim, b.sampling = limit(f.rep.level.Load()), true

@@ -303,6 +303,9 @@ func (p *plan) chooseUnit() error {
 type batch struct {
 	times    []float64
 	cens     []bool // nil until the first censored row
+	// censAt, when not nil, is where cens goes when it starts: the batch's
+	// window of the sample's flags (readParquet), zero until written.
+	censAt []bool
 	weights  []float64
 	seg      labels
 	created  []int64 // with timestamps (plan.created): creation instants
@@ -360,7 +363,11 @@ func (b *batch) reset() {
 // push appends one item.
 func (b *batch) push(t float64, censored bool, w float64, weighted bool, seg int32, hasSeg bool) {
 	if censored && b.cens == nil {
-		b.cens = make([]bool, len(b.times), cap(b.times))
+		if b.censAt != nil {
+			b.cens = b.censAt[:len(b.times)]
+		} else {
+			b.cens = make([]bool, len(b.times), cap(b.times))
+		}
 	}
 	if weighted && b.weights == nil {
 		b.weights = make([]float64, len(b.times))
@@ -972,6 +979,10 @@ type merger struct {
 	rep      Report
 	segIdx   map[string]int32
 	remap    []int32
+	// anyCens is set once a batch has a censored item: s.Censored may be
+	// made before (readParquet's windows), and is dropped at the end
+	// without one.
+	anyCens bool
 
 	repeats  repeats // rows repeating an earlier row, without Dedupe
 	ids      idSet   // the ids seen, with Dedupe
@@ -1030,7 +1041,7 @@ func (m *merger) ensure(n int, b *batch) error {
 	c := max(need, cap(m.s.Times)+cap(m.s.Times)/4)
 	if m.memLimit > 0 {
 		per := int64(8)
-		if m.s.Censored != nil || b != nil && b.cens != nil {
+		if m.anyCens || b != nil && b.cens != nil {
 			per++
 		}
 		if m.s.Weights != nil || b != nil && b.weights != nil {
@@ -1104,12 +1115,18 @@ func (m *merger) add(b *batch) error {
 		}
 		m.s.Created = appendInPlace(m.s.Created, b.created)
 	}
+	m.anyCens = m.anyCens || b.cens != nil
 	if b.cens != nil && m.s.Censored == nil {
 		m.s.Censored = bulk.Make[bool](n0, cap(m.s.Times))
 	}
 	if m.s.Censored != nil {
 		if b.cens != nil {
-			m.s.Censored = append(m.s.Censored, b.cens...)
+			m.s.Censored = appendInPlace(m.s.Censored, b.cens)
+		} else if n := len(m.s.Censored); cap(m.s.Censored)-n >= len(b.times) {
+			// The flags' memory may be a window another batch's
+			// dedupe left flags in (readParquet): cleared.
+			m.s.Censored = m.s.Censored[:n+len(b.times)]
+			clear(m.s.Censored[n:])
 		} else {
 			m.s.Censored = append(m.s.Censored, make([]bool, len(b.times))...)
 		}
@@ -1184,7 +1201,9 @@ func (m *merger) add(b *batch) error {
 func (m *merger) addLabels(b *batch) {
 	if m.segIdx == nil {
 		m.segIdx = map[string]int32{}
-		m.s.Segment8 = bulk.Make[uint8](0, cap(m.s.Times))
+		if m.s.Segment8 == nil { // else made for readParquet's windows
+			m.s.Segment8 = bulk.Make[uint8](0, cap(m.s.Times))
+		}
 	}
 	m.remap = m.remap[:0]
 	for _, name := range b.segNames {
@@ -1458,6 +1477,9 @@ func (m *merger) finish(name string, p *plan) (*Sample, *Report, error) {
 	m.warnZoneless(p)
 	m.warnObserved(p)
 	s, rep := m.s, m.rep
+	if !m.anyCens {
+		s.Censored = nil
+	}
 	return &s, &rep, nil
 }
 

@@ -303,9 +303,7 @@ func (p *plan) chooseUnit() error {
 type batch struct {
 	times    []float64
 	cens     []bool // nil until the first censored row
-	// censAt, when not nil, is where cens goes when it starts: the batch's
-	// window of the sample's flags (readParquet), zero until written.
-	censAt []bool
+	censAt   []bool // where cens starts, when not nil: the batch's window of the sample's flags (readParquet), zero until written
 	weights  []float64
 	seg      labels
 	created  []int64 // with timestamps (plan.created): creation instants

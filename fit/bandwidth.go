@@ -1119,8 +1119,8 @@ func itemWidths(s *ingest.Sample, logDom bool) []float64 {
 	groups := map[int64][]int{}
 	for i := range s.Times {
 		var g int64
-		if s.Segment != nil {
-			g = 2 * int64(s.Segment[i])
+		if s.HasSegments() {
+			g = 2 * int64(s.SegmentOf(i))
 		}
 		if s.IsCensored(i) {
 			g++

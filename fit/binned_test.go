@@ -322,7 +322,7 @@ func TestItemWidths(t *testing.T) {
 	}
 	got := map[string][]float64{}
 	for i, w := range itemWidths(s, false) {
-		key := s.SegmentNames[s.Segment[i]]
+		key := s.SegmentNames[s.SegmentOf(i)]
 		switch {
 		case s.Times[i] == 5:
 			key += " point"

@@ -403,7 +403,7 @@ func estimate(s *ingest.Sample, opt Options) (*Density, error) {
 // sample no further: the parametric and mixture fits read it in its
 // order, whose sums round by it.
 func kaplanMeierOf(s *ingest.Sample, opt Options) (*KaplanMeier, []float64, masses) {
-	plain := s.Weights == nil && s.Segment == nil && s.Created == nil
+	plain := s.Weights == nil && !s.HasSegments() && s.Created == nil
 	if opt.Reorder && plain && (opt.Method == "kde" || opt.Method == "histogram") {
 		if k, ok := sortSettledFirst(s); ok {
 			return kaplanMeierSorted(s.Len(), s.Times[:k], s.Times[k:])

@@ -37,16 +37,26 @@ const kmJSONSteps = 2000
 
 // MarshalJSON writes the estimate, thinned to about kmJSONSteps steps when
 // it has more (10⁷ items at millisecond resolution have 10⁶ distinct
-// times: a 36 MB table): a step is kept when the survival has fallen by
-// 1/kmJSONSteps since the last kept one, and the first and last steps
-// always are. The values at the times kept are exact; n_event counts the
-// events at those times only.
+// times: a 36 MB table; see Thin).
 func (km *KaplanMeier) MarshalJSON() ([]byte, error) {
 	type plain KaplanMeier // without this method
+	return json.Marshal((*plain)(km.Thin()))
+}
+
+// Thin returns the estimate at about kmJSONSteps of its steps, as its
+// JSON has it, or km itself when it has no more: a step is kept when the
+// survival has fallen by 1/kmJSONSteps since the last kept one, and the
+// first and last steps always are. The values at the times kept are
+// exact; n_event counts the events at those times only. Thinning a thinned
+// estimate keeps every step (each kept step fell that far from the one
+// before it), so both write the same JSON: a caller that keeps estimates
+// for their JSON alone (fit --segment, until every segment is fitted)
+// may hold the thinned one (issue 18).
+func (km *KaplanMeier) Thin() *KaplanMeier {
 	if len(km.T) <= kmJSONSteps {
-		return json.Marshal((*plain)(km))
+		return km
 	}
-	var out plain
+	out := &KaplanMeier{}
 	last := math.Inf(1)
 	for j := range km.T {
 		if j == 0 || j == len(km.T)-1 || last-km.Survival[j] >= 1.0/kmJSONSteps-1e-12 {
@@ -58,7 +68,7 @@ func (km *KaplanMeier) MarshalJSON() ([]byte, error) {
 			last = km.Survival[j]
 		}
 	}
-	return json.Marshal(&out)
+	return out
 }
 
 // NewKaplanMeier computes the Kaplan–Meier estimate of the sample. It
@@ -238,7 +248,7 @@ func kaplanMeierWeighted(s *ingest.Sample) (*KaplanMeier, []float64, masses) {
 // bits, in which −0 is last; ok is false, and s unchanged, when a time is
 // −0 (kaplanMeier's copies turn it into +0, which is not for here to do).
 func sortSettledFirst(s *ingest.Sample) (k int, ok bool) {
-	if s.Weights != nil || s.Segment != nil || s.Created != nil {
+	if s.Weights != nil || s.HasSegments() || s.Created != nil {
 		panic("fit: sortSettledFirst: a sample with columns beyond Times and Censored")
 	}
 	for _, t := range s.Times {

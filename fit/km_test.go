@@ -85,6 +85,61 @@ func TestKaplanMeierJSONThinned(t *testing.T) {
 	}
 }
 
+// TestIssue18KaplanMeierThin: the thinned estimate writes the JSON the
+// whole one does, byte for byte, and thinning it again keeps every step:
+// on a table of 10,000 even steps (about kmJSONSteps kept), one of 4,000
+// uneven drops, one of kmJSONSteps + 1 steps each falling by
+// 1/kmJSONSteps, all of which are kept (MarshalJSON thins the thinned one
+// again), and a table of kmJSONSteps steps, which is itself.
+func TestIssue18KaplanMeierThin(t *testing.T) {
+	table := func(n int, drop func(j int) float64) *KaplanMeier {
+		km := &KaplanMeier{}
+		s := 1.0
+		for j := range n {
+			s -= drop(j)
+			km.T = append(km.T, float64(j)/8)
+			km.Survival = append(km.Survival, s)
+			km.StdErr = append(km.StdErr, 0.01*s)
+			km.AtRisk = append(km.AtRisk, float64(n-j))
+			km.Events = append(km.Events, float64(1+j%3))
+		}
+		return km
+	}
+	r := pcg(18)
+	for _, c := range []struct {
+		name string
+		km   *KaplanMeier
+		same bool // Thin returns km itself
+	}{
+		{"even", table(10000, func(int) float64 { return 1.0 / 10001 }), false},
+		{"uneven", table(4000, func(int) float64 { return 0.9 / 4000 * 2 * r.Float64() }), false},
+		{"all kept", table(kmJSONSteps+1, func(j int) float64 { return float64(min(j, 1)) * (1 - 1e-9) / kmJSONSteps }), false},
+		{"small", table(kmJSONSteps, func(int) float64 { return 1.0 / 4000 }), true},
+	} {
+		thin := c.km.Thin()
+		if (thin == c.km) != c.same {
+			t.Errorf("%s: Thin is the estimate itself: %v, want %v", c.name, thin == c.km, c.same)
+		}
+		if all := c.name == "all kept"; !c.same && (len(thin.T) == len(c.km.T)) != all {
+			t.Errorf("%s: thinned to %d steps of %d", c.name, len(thin.T), len(c.km.T))
+		}
+		whole, err := json.Marshal(c.km)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := json.Marshal(thin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(whole) {
+			t.Errorf("%s: the thinned estimate's JSON (%d bytes) differs from the whole one's (%d bytes)", c.name, len(got), len(whole))
+		}
+		if again := thin.Thin(); len(again.T) != len(thin.T) {
+			t.Errorf("%s: thinning again kept %d of %d steps, want all", c.name, len(again.T), len(thin.T))
+		}
+	}
+}
+
 // TestSortFloats: the in-place sort of Kaplan–Meier's times (sortFloats)
 // orders as slices.Sort, on both sides of its size thresholds (2¹², 2¹⁸
 // for radixSortBits' digits, 2²⁰ for the MSD pass, and a bucket above 2²⁰

@@ -50,11 +50,7 @@ func TestIssue15Dedupe(t *testing.T) {
 		if want := []bool{false, true, false, false}; !slices.Equal(s.Censored, want) {
 			t.Errorf("chunk %d: Censored = %v, want %v", chunk, s.Censored, want)
 		}
-		var segs []string
-		for _, g := range s.Segment {
-			segs = append(segs, s.SegmentNames[g])
-		}
-		if want := []string{"x", "y", "x", "y"}; !slices.Equal(segs, want) {
+		if segs, want := segmentsOf(s), []string{"x", "y", "x", "y"}; !slices.Equal(segs, want) {
 			t.Errorf("chunk %d: segments %v, want %v", chunk, segs, want)
 		}
 		if rep.Read != 9 || rep.Used != 4 || rep.Censored != 1 || rep.Excluded != 1 || rep.Dropped["duplicate id"] != 3 || rep.Dropped["empty"] != 1 {

@@ -73,8 +73,8 @@ func sameSample(got, want *Sample) string {
 		return fmt.Sprintf("Created = %v, want %v", got.Created, want.Created)
 	case !slices.Equal(got.Censored, want.Censored):
 		return fmt.Sprintf("Censored = %v, want %v", got.Censored, want.Censored)
-	case !slices.Equal(got.Segment, want.Segment) || !slices.Equal(got.SegmentNames, want.SegmentNames):
-		return fmt.Sprintf("Segment = %v %v, want %v %v", got.Segment, got.SegmentNames, want.Segment, want.SegmentNames)
+	case !slices.Equal(labelsOf(got), labelsOf(want)) || !slices.Equal(got.SegmentNames, want.SegmentNames):
+		return fmt.Sprintf("segments = %v %v, want %v %v", labelsOf(got), got.SegmentNames, labelsOf(want), want.SegmentNames)
 	}
 	return ""
 }
@@ -470,8 +470,8 @@ func itemsOf(s *Sample, names []string) []clockItem {
 	out := make([]clockItem, s.Len())
 	for i := range out {
 		out[i] = clockItem{s.Times[i], s.Created[i], s.IsCensored(i), ""}
-		if s.Segment != nil {
-			out[i].seg = names[s.Segment[i]]
+		if s.HasSegments() {
+			out[i].seg = names[s.SegmentOf(i)]
 		}
 	}
 	return out

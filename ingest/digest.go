@@ -33,6 +33,8 @@ func (s *Sample) Digest() uint64 {
 	writeBytes(&h, s.Weights)
 	word(len(s.Segment))
 	writeBytes(&h, s.Segment)
+	word(len(s.Segment8))
+	writeBytes(&h, s.Segment8)
 	word(len(s.Created))
 	writeBytes(&h, s.Created)
 	word(len(s.SegmentNames))
@@ -44,7 +46,7 @@ func (s *Sample) Digest() uint64 {
 }
 
 // writeBytes hashes col's memory.
-func writeBytes[T bool | float64 | int32 | int64](h *maphash.Hash, col []T) {
+func writeBytes[T bool | uint8 | float64 | int32 | int64](h *maphash.Hash, col []T) {
 	if len(col) == 0 {
 		return
 	}

@@ -31,11 +31,19 @@ func TestIssue18Digest(t *testing.T) {
 		"no flags":          func(s *Sample) { s.Censored = nil },
 		"weights of 1":      func(s *Sample) { s.Weights = []float64{1, 1, 1, 1} },
 		"an item fewer":     func(s *Sample) { *s = *s.Slice(0, 3) },
+		"byte labels":       func(s *Sample) { s.Segment, s.Segment8 = nil, []uint8{0, 1, 0, 1} },
 	}
 	zero, negZero := base(), base()
 	zero.Times[3], negZero.Times[3] = 0, math.Copysign(0, -1)
 	if zero.Digest() == negZero.Digest() {
 		t.Errorf("0 and −0: the same digest")
+	}
+	narrow := base()
+	narrow.Segment, narrow.Segment8 = nil, []uint8{0, 1, 0, 1}
+	other := base()
+	other.Segment, other.Segment8 = nil, []uint8{0, 1, 1, 1}
+	if narrow.Digest() == other.Digest() {
+		t.Errorf("byte labels changed: the same digest")
 	}
 	for name, change := range changes {
 		s := base()

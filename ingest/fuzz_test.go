@@ -318,7 +318,7 @@ func pqSeeds(tb testing.TB) [][]byte {
 	created, settled := make([]*time.Time, n), make([]*time.Time, n)
 	for i, v := range settle {
 		ms[i] = int64(v * 1000)
-		status[i], method[i] = "succeeded", rows.SegmentNames[rows.Segment[i]]
+		status[i], method[i] = "succeeded", rows.SegmentNames[rows.SegmentOf(i)]
 		created[i] = at(time.Duration(i) * time.Second)
 		if rows.IsCensored(i) {
 			status[i] = "pending"

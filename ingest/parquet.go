@@ -89,8 +89,27 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 		// excluded), so the windows do not overlap and m.s.Times, whose
 		// capacity was reserved above, is never reallocated meanwhile.
 		// Creation instants (timestamp input) likewise.
+		// So do the censoring flags, when rows may be pending, and the
+		// segment labels while they are a byte a row (batch-local labels
+		// there, which merging remaps in place): else each row group's
+		// batch made its own, 2 MB a row group at 10⁶ rows, garbage once
+		// merged (issue 18).
 		if m.created {
 			m.s.Created = regrow(m.s.Created, cap(m.s.Times))
+		}
+		cens := p.names[roleStatus] != "" || p.created
+		if cens && m.s.Censored == nil {
+			m.s.Censored = bulk.Make[bool](len(m.s.Times), cap(m.s.Times)) // zero: dropped at the end without a censored item
+		}
+		if cens {
+			m.s.Censored = regrow(m.s.Censored, cap(m.s.Times))
+		}
+		labels := p.hasSeg && m.s.Segment == nil
+		if labels {
+			if m.s.Segment8 == nil {
+				m.s.Segment8 = bulk.Make[uint8](len(m.s.Times), cap(m.s.Times))
+			}
+			m.s.Segment8 = regrow(m.s.Segment8, cap(m.s.Times))
 		}
 		off := len(m.s.Times)
 		for _, u := range units {
@@ -98,6 +117,12 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 			u.b.times = m.s.Times[off : off : off+n]
 			if m.created {
 				u.b.created = m.s.Created[off : off : off+n]
+			}
+			if cens {
+				u.b.censAt = m.s.Censored[off : off+n : off+n]
+			}
+			if labels {
+				u.b.seg.narrow = m.s.Segment8[off : off : off+n]
 			}
 			off += n
 		}
@@ -661,8 +686,8 @@ func (r *pqReader) read(f *pqFile, rg int, p *plan, b *batch) (err error) {
 	if p.created && b.created == nil {
 		b.created = make([]int64, 0, n)
 	}
-	if p.names[roleSegment] != "" {
-		b.seg = make([]int32, 0, n)
+	if p.names[roleSegment] != "" && b.seg.narrow == nil {
+		b.seg = labels{narrow: make([]uint8, 0, n)}
 	}
 	if f.rep != nil && !b.sampling {
 		b.lim, b.sampling = limit(f.rep.level.Load()), true

@@ -435,7 +435,7 @@ func TestIssue13ParquetEncodings(t *testing.T) {
 	created, settled := make([]*time.Time, n), make([]*time.Time, n)
 	for i, v := range rows.Times[:n] {
 		ms[i] = int64(math.Round(v * 1000))
-		status[i], method[i] = "succeeded", rows.SegmentNames[rows.Segment[i]]
+		status[i], method[i] = "succeeded", rows.SegmentNames[rows.SegmentOf(i)]
 		created[i] = at(time.Duration(i) * time.Second)
 		if rows.IsCensored(i) {
 			status[i] = "pending"
@@ -476,8 +476,8 @@ func TestIssue13ParquetEncodings(t *testing.T) {
 			}
 			for i := range n {
 				want := float64(ms[i]) / 1000
-				if dur.Times[i] != want || dur.IsCensored(i) != rows.IsCensored(i) || dur.SegmentNames[dur.Segment[i]] != method[i] {
-					t.Fatalf("row %d: %v censored %v segment %s; want %v, %v, %s", i+1, dur.Times[i], dur.IsCensored(i), dur.SegmentNames[dur.Segment[i]], want, rows.IsCensored(i), method[i])
+				if dur.Times[i] != want || dur.IsCensored(i) != rows.IsCensored(i) || dur.SegmentNames[dur.SegmentOf(i)] != method[i] {
+					t.Fatalf("row %d: %v censored %v segment %s; want %v, %v, %s", i+1, dur.Times[i], dur.IsCensored(i), dur.SegmentNames[dur.SegmentOf(i)], want, rows.IsCensored(i), method[i])
 				}
 				if ts.IsCensored(i) != rows.IsCensored(i) || !rows.IsCensored(i) && ts.Times[i] != want {
 					t.Fatalf("row %d from timestamps: %v censored %v; want %v, %v", i+1, ts.Times[i], ts.IsCensored(i), want, rows.IsCensored(i))

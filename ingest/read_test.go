@@ -149,11 +149,7 @@ func TestReadStatusCensoringSegments(t *testing.T) {
 	if !slices.Equal(s.Censored, wantCens) {
 		t.Errorf("Censored = %v, want %v", s.Censored, wantCens)
 	}
-	var segs []string
-	for _, g := range s.Segment {
-		segs = append(segs, s.SegmentNames[g])
-	}
-	if want := []string{"card", "momo", "momo", "wallet", "bank"}; !slices.Equal(segs, want) {
+	if segs, want := segmentsOf(s), []string{"card", "momo", "momo", "wallet", "bank"}; !slices.Equal(segs, want) {
 		t.Errorf("segments = %v, want %v", segs, want)
 	}
 	// p3's start has no zone: read as UTC, warned.
@@ -512,8 +508,8 @@ func FuzzReadCSV(f *testing.F) {
 		out.WriteString("settle_s,m\n")
 		for i, x := range s.Times {
 			seg := ""
-			if s.Segment != nil {
-				seg = s.SegmentNames[s.Segment[i]]
+			if s.HasSegments() {
+				seg = s.SegmentNames[s.SegmentOf(i)]
 			}
 			fmt.Fprintf(&out, "%s,\"%s\"\n", formatFloat(x), strings.ReplaceAll(seg, `"`, `""`))
 		}
@@ -524,9 +520,9 @@ func FuzzReadCSV(f *testing.F) {
 		if !slices.Equal(back.Times, s.Times) {
 			t.Fatalf("round trip: %v, want %v", back.Times, s.Times)
 		}
-		if s.Segment != nil {
+		if s.HasSegments() {
 			for i := range s.Times {
-				if a, b := s.SegmentNames[s.Segment[i]], back.SegmentNames[back.Segment[i]]; a != b && strings.TrimSpace(a) != b {
+				if a, b := s.SegmentNames[s.SegmentOf(i)], back.SegmentNames[back.SegmentOf(i)]; a != b && strings.TrimSpace(a) != b {
 					t.Fatalf("round trip segment %d: %q, want %q", i, b, a)
 				}
 			}

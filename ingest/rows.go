@@ -303,8 +303,9 @@ func (p *plan) chooseUnit() error {
 type batch struct {
 	times    []float64
 	cens     []bool // nil until the first censored row
+	censAt   []bool // where cens starts, when not nil: the batch's window of the sample's flags (readParquet), zero until written
 	weights  []float64
-	seg      []int32
+	seg      labels
 	created  []int64 // with timestamps (plan.created): creation instants
 	segNames []string
 	segIdx   map[string]int32
@@ -350,7 +351,7 @@ type batch struct {
 const maxStatuses = 8
 
 func (b *batch) reset() {
-	*b = batch{times: b.times[:0], seg: b.seg[:0], created: b.created[:0], segIdx: b.segIdx, ids: b.ids[:0], sampled: b.sampled[:0], seen: b.seen, bins: b.bins[:0]}
+	*b = batch{times: b.times[:0], seg: labels{narrow: b.seg.narrow[:0]}, created: b.created[:0], segIdx: b.segIdx, ids: b.ids[:0], sampled: b.sampled[:0], seen: b.seen, bins: b.bins[:0]}
 	clear(b.segIdx)
 	if b.seen != nil {
 		clear(b.seen[:])
@@ -360,7 +361,11 @@ func (b *batch) reset() {
 // push appends one item.
 func (b *batch) push(t float64, censored bool, w float64, weighted bool, seg int32, hasSeg bool) {
 	if censored && b.cens == nil {
-		b.cens = make([]bool, len(b.times), cap(b.times))
+		if b.censAt != nil {
+			b.cens = b.censAt[:len(b.times)]
+		} else {
+			b.cens = make([]bool, len(b.times), cap(b.times))
+		}
 	}
 	if weighted && b.weights == nil {
 		b.weights = make([]float64, len(b.times))
@@ -376,7 +381,59 @@ func (b *batch) push(t float64, censored bool, w float64, weighted bool, seg int
 		b.weights = append(b.weights, w)
 	}
 	if hasSeg {
-		b.seg = append(b.seg, seg)
+		b.seg.add(seg)
+	}
+}
+
+// labels are a batch's segment labels (local to it): a byte each while
+// every one is below 256, as in the merged sample (Sample.Segment8), and
+// four once one is not (widened once). A Parquet row group is 10⁶ rows
+// or so, and each worker holds one: 1 MB of labels, not 4.
+type labels struct {
+	narrow  []uint8
+	wide    []int32 // every label once widened; narrow is unused then
+	widened bool
+}
+
+// add appends label g.
+func (l *labels) add(g int32) {
+	if !l.widened {
+		if uint32(g) < 1<<8 {
+			l.narrow = append(l.narrow, uint8(g))
+			return
+		}
+		l.wide = make([]int32, len(l.narrow), max(2*len(l.narrow), 1<<10))
+		for i, x := range l.narrow {
+			l.wide[i] = int32(x)
+		}
+		l.widened = true
+	}
+	l.wide = append(l.wide, g)
+}
+
+// len returns the number of labels.
+func (l *labels) len() int {
+	if l.widened {
+		return len(l.wide)
+	}
+	return len(l.narrow)
+}
+
+// move sets label k to label i.
+func (l *labels) move(k, i int) {
+	if l.widened {
+		l.wide[k] = l.wide[i]
+	} else {
+		l.narrow[k] = l.narrow[i]
+	}
+}
+
+// truncate keeps the first k labels.
+func (l *labels) truncate(k int) {
+	if l.widened {
+		l.wide = l.wide[:k]
+	} else {
+		l.narrow = l.narrow[:k]
 	}
 }
 
@@ -920,6 +977,10 @@ type merger struct {
 	rep      Report
 	segIdx   map[string]int32
 	remap    []int32
+	// anyCens is set once a batch has a censored item: s.Censored may be
+	// made before (readParquet's windows), and is dropped at the end
+	// without one.
+	anyCens bool
 
 	repeats  repeats // rows repeating an earlier row, without Dedupe
 	ids      idSet   // the ids seen, with Dedupe
@@ -961,6 +1022,7 @@ func (m *merger) reserve(n int) {
 	m.s.Censored = regrow(m.s.Censored, c)
 	m.s.Weights = regrow(m.s.Weights, c)
 	m.s.Segment = regrow(m.s.Segment, c)
+	m.s.Segment8 = regrow(m.s.Segment8, c)
 }
 
 // ensure makes room for n more items, growing the sample by at least a
@@ -977,14 +1039,17 @@ func (m *merger) ensure(n int, b *batch) error {
 	c := max(need, cap(m.s.Times)+cap(m.s.Times)/4)
 	if m.memLimit > 0 {
 		per := int64(8)
-		if m.s.Censored != nil || b != nil && b.cens != nil {
+		if m.anyCens || b != nil && b.cens != nil {
 			per++
 		}
 		if m.s.Weights != nil || b != nil && b.weights != nil {
 			per += 8
 		}
-		if m.s.Segment != nil || b != nil && len(b.seg) > 0 {
+		switch {
+		case m.s.Segment != nil || b != nil && b.seg.widened:
 			per += 4
+		case m.s.Segment8 != nil || b != nil && b.seg.len() > 0:
+			per++
 		}
 		if m.created {
 			per += CreatedBytesPerRow
@@ -1048,12 +1113,18 @@ func (m *merger) add(b *batch) error {
 		}
 		m.s.Created = appendInPlace(m.s.Created, b.created)
 	}
+	m.anyCens = m.anyCens || b.cens != nil
 	if b.cens != nil && m.s.Censored == nil {
 		m.s.Censored = bulk.Make[bool](n0, cap(m.s.Times))
 	}
 	if m.s.Censored != nil {
 		if b.cens != nil {
-			m.s.Censored = append(m.s.Censored, b.cens...)
+			m.s.Censored = appendInPlace(m.s.Censored, b.cens)
+		} else if n := len(m.s.Censored); cap(m.s.Censored)-n >= len(b.times) {
+			// The flags' memory may be a window another batch's
+			// dedupe left flags in (readParquet): cleared.
+			m.s.Censored = m.s.Censored[:n+len(b.times)]
+			clear(m.s.Censored[n:])
 		} else {
 			m.s.Censored = append(m.s.Censored, make([]bool, len(b.times))...)
 		}
@@ -1073,24 +1144,8 @@ func (m *merger) add(b *batch) error {
 			}
 		}
 	}
-	if len(b.seg) > 0 || len(b.segNames) > 0 { // bins of count 0 have names only
-		if m.segIdx == nil {
-			m.segIdx = map[string]int32{}
-			m.s.Segment = bulk.Make[int32](0, cap(m.s.Times))
-		}
-		m.remap = m.remap[:0]
-		for _, name := range b.segNames {
-			id, ok := m.segIdx[name]
-			if !ok {
-				id = int32(len(m.s.SegmentNames))
-				m.s.SegmentNames = append(m.s.SegmentNames, name)
-				m.segIdx[name] = id
-			}
-			m.remap = append(m.remap, id)
-		}
-		for _, g := range b.seg {
-			m.s.Segment = append(m.s.Segment, m.remap[g])
-		}
+	if b.seg.len() > 0 || len(b.segNames) > 0 { // bins of count 0 have names only
+		m.addLabels(b)
 	}
 	for _, x := range b.bins {
 		pb := placedBin{binRow: x, file: b.file, rowGroup: b.rowGroup}
@@ -1138,6 +1193,51 @@ func (m *merger) add(b *batch) error {
 	return nil
 }
 
+// addLabels merges b's segment names and labels into the sample's: a
+// byte a label (Segment8) while there are at most 256 names, widened
+// once into Segment when a 257th comes (issue 18).
+func (m *merger) addLabels(b *batch) {
+	if m.segIdx == nil {
+		m.segIdx = map[string]int32{}
+		if m.s.Segment8 == nil { // else made for readParquet's windows
+			m.s.Segment8 = bulk.Make[uint8](0, cap(m.s.Times))
+		}
+	}
+	m.remap = m.remap[:0]
+	for _, name := range b.segNames {
+		id, ok := m.segIdx[name]
+		if !ok {
+			id = int32(len(m.s.SegmentNames))
+			m.s.SegmentNames = append(m.s.SegmentNames, name)
+			m.segIdx[name] = id
+		}
+		m.remap = append(m.remap, id)
+	}
+	if m.s.Segment8 != nil && len(m.s.SegmentNames) > 1<<8 {
+		wide := bulk.Make[int32](len(m.s.Segment8), cap(m.s.Times))
+		for i, g := range m.s.Segment8 {
+			wide[i] = int32(g)
+		}
+		m.s.Segment, m.s.Segment8 = wide, nil
+	}
+	// A batch is widened only past 256 names of its own, and the sample
+	// then is too: the narrow sample takes narrow batches' labels alone.
+	switch l := &b.seg; {
+	case m.s.Segment8 != nil:
+		for _, g := range l.narrow {
+			m.s.Segment8 = append(m.s.Segment8, uint8(m.remap[g]))
+		}
+	case l.widened:
+		for _, g := range l.wide {
+			m.s.Segment = append(m.s.Segment, m.remap[g])
+		}
+	default:
+		for _, g := range l.narrow {
+			m.s.Segment = append(m.s.Segment, m.remap[g])
+		}
+	}
+}
+
 // noteUnit records whether the duration columns of an input (or its bin
 // bounds) are Parquet durations, whose type gives their unit (durNs, the
 // unit in nanoseconds per role, 0 for other types), or bare numbers.
@@ -1173,8 +1273,8 @@ func (m *merger) dedupe(b *batch) {
 			if b.cens != nil {
 				b.cens[k] = b.cens[i]
 			}
-			if b.seg != nil {
-				b.seg[k] = b.seg[i]
+			if b.seg.len() > 0 {
+				b.seg.move(k, i)
 			}
 			if b.created != nil {
 				b.created[k] = b.created[i]
@@ -1186,8 +1286,8 @@ func (m *merger) dedupe(b *batch) {
 	if b.cens != nil {
 		b.cens = b.cens[:k]
 	}
-	if b.seg != nil {
-		b.seg = b.seg[:k]
+	if b.seg.len() > 0 {
+		b.seg.truncate(k)
 	}
 	if b.created != nil {
 		b.created = b.created[:k]
@@ -1375,6 +1475,9 @@ func (m *merger) finish(name string, p *plan) (*Sample, *Report, error) {
 	m.warnZoneless(p)
 	m.warnObserved(p)
 	s, rep := m.s, m.rep
+	if !m.anyCens {
+		s.Censored = nil
+	}
 	return &s, &rep, nil
 }
 

@@ -13,8 +13,16 @@ import (
 // Times are seconds since the item was created, ≥ 0. For a right-censored
 // item (still pending when observation ended) the time is its age then.
 // Censored and Weights are nil when no item is censored and every item
-// weighs 1 (binned input carries counts as weights). Segment, when not nil,
-// gives each item's segment as an index into SegmentNames.
+// weighs 1 (binned input carries counts as weights).
+//
+// Segment labels, when the sample has them (HasSegments), give each
+// item's segment as an index into SegmentNames, in one of two columns:
+// Segment8, a byte an item, or Segment, four. The reader fills Segment8
+// while the input has at most 256 distinct segment names, and widens it
+// once into Segment when a 257th appears: at 10⁷ rows the labels are 10 MB
+// instead of 40, which was most of what a segmented read held beyond the
+// times (issue 18). Samples built by hand set either; at most one is not
+// nil. Read a label with SegmentOf.
 //
 // Created, when not nil, gives each item's creation instant in Unix
 // nanoseconds (UTC); it is set when the input has timestamps
@@ -31,12 +39,26 @@ type Sample struct {
 	Censored     []bool
 	Weights      []float64
 	Segment      []int32
+	Segment8     []uint8
 	SegmentNames []string
 	Created      []int64
 }
 
 // Len returns the number of items.
 func (s *Sample) Len() int { return len(s.Times) }
+
+// HasSegments reports whether the items have segment labels (Segment or
+// Segment8).
+func (s *Sample) HasSegments() bool { return s.Segment != nil || s.Segment8 != nil }
+
+// SegmentOf returns item i's segment, an index into SegmentNames. It
+// panics when the sample has no segment labels.
+func (s *Sample) SegmentOf(i int) int {
+	if s.Segment8 != nil {
+		return int(s.Segment8[i])
+	}
+	return int(s.Segment[i])
+}
 
 // Weight returns the weight of item i (1 when Weights is nil).
 func (s *Sample) Weight(i int) float64 {
@@ -84,6 +106,7 @@ func (s *Sample) Slice(lo, hi int) *Sample {
 		Censored:     cut(s.Censored, lo, hi),
 		Weights:      cut(s.Weights, lo, hi),
 		Segment:      cut(s.Segment, lo, hi),
+		Segment8:     cut(s.Segment8, lo, hi),
 		SegmentNames: s.SegmentNames,
 		Created:      cut(s.Created, lo, hi),
 	}
@@ -133,6 +156,10 @@ func (s *Sample) newLike(n int, labels bool) *Sample {
 		out.SegmentNames = s.SegmentNames
 		out.Segment = bulk.Make[int32](0, n)
 	}
+	if labels && s.Segment8 != nil {
+		out.SegmentNames = s.SegmentNames
+		out.Segment8 = bulk.Make[uint8](0, n)
+	}
 	if s.Created != nil {
 		out.Created = bulk.Make[int64](0, n)
 	}
@@ -150,6 +177,9 @@ func (dst *Sample) appendItem(s *Sample, i int) {
 	}
 	if dst.Segment != nil {
 		dst.Segment = append(dst.Segment, s.Segment[i])
+	}
+	if dst.Segment8 != nil {
+		dst.Segment8 = append(dst.Segment8, s.Segment8[i])
 	}
 	if dst.Created != nil {
 		dst.Created = append(dst.Created, s.Created[i])
@@ -176,7 +206,10 @@ func (s *Sample) Segments(minRows int) (names []string, parts []*Sample, folded 
 // keeps each item's part in the narrowest unsigned integer that holds
 // the parts' indexes (a byte for up to 256 parts) and reads the sample's
 // labels no more once made: a caller may drop them (4 bytes an item)
-// before copying the parts out.
+// before copying the parts out. Where the labels are as wide as that
+// index (a byte an item, Segment8, or Segment beyond 65,536 parts) the
+// index is their memory, each label rewritten to its part, and the
+// sample has no labels after (issue 18: no second array a row).
 type Segmentation struct {
 	// Names are the parts' names, sorted (Other for the folded ones).
 	Names []string
@@ -195,14 +228,23 @@ type Segmentation struct {
 
 // Segmentation returns how s divides by segment, segments with fewer than
 // minRows items folded into one part (Segmentation.Other), or nil when s
-// has no segment labels.
+// has no segment labels. When the index is made in the labels' memory
+// (see Segmentation), s's labels and names are dropped (Segment8 or
+// Segment, and SegmentNames, set to nil): a caller that needs them after
+// clones them first.
 func (s *Sample) Segmentation(minRows int) *Segmentation {
-	if s.Segment == nil {
+	if !s.HasSegments() {
 		return nil
 	}
 	counts := make([]int, len(s.SegmentNames))
-	for _, g := range s.Segment {
-		counts[g]++
+	if s.Segment8 != nil {
+		for _, g := range s.Segment8 {
+			counts[g]++
+		}
+	} else {
+		for _, g := range s.Segment {
+			counts[g]++
+		}
 	}
 	other := foldedName(s.SegmentNames, counts)
 	var names, folded []string
@@ -239,12 +281,17 @@ func (s *Sample) Segmentation(minRows int) *Segmentation {
 		g.size = append(g.size, size[name])
 	}
 	switch {
+	case s.Segment8 != nil: // at most 256 names, so parts
+		g.index = remapParts(s.Segment8, partOf)
+		s.Segment8, s.SegmentNames = nil, nil
 	case len(names) <= 1<<8:
 		g.index = indexParts[uint8](s.Segment, partOf)
 	case len(names) <= 1<<16:
 		g.index = indexParts[uint16](s.Segment, partOf)
 	default:
-		g.index = indexParts[uint32](s.Segment, partOf)
+		// int32 labels and uint32 parts: the same words.
+		g.index = remapParts(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(s.Segment))), len(s.Segment)), partOf)
+		s.Segment, s.SegmentNames = nil, nil
 	}
 	return g
 }
@@ -276,6 +323,27 @@ func indexParts[I uint8 | uint16 | uint32](seg []int32, partOf []int) []I {
 		out[j] = I(partOf[g])
 	}
 	return out
+}
+
+// remapParts rewrites each item's segment in seg as its part,
+// partOf[its segment], and returns seg, now the index.
+func remapParts[I uint8 | uint32](seg []I, partOf []int) []I {
+	if len(partOf) <= 1<<8 {
+		// A table of the width of the labels: a byte's worth is 256
+		// entries, which stay in the cache.
+		var to [1 << 8]I
+		for g, p := range partOf {
+			to[g] = I(p)
+		}
+		for j, g := range seg {
+			seg[j] = to[uint8(g)]
+		}
+		return seg
+	}
+	for j, g := range seg {
+		seg[j] = I(partOf[g])
+	}
+	return seg
 }
 
 // Parts returns copies of parts from to to−1 (of Names[from:to]), in one
@@ -312,8 +380,11 @@ func copyParts[I uint8 | uint16 | uint32](parts []*Sample, s *Sample, index []I,
 // ≥ 0, weights finite and ≥ 0.
 func (s *Sample) Validate() error {
 	n := len(s.Times)
-	if (s.Censored != nil && len(s.Censored) != n) || (s.Weights != nil && len(s.Weights) != n) || (s.Segment != nil && len(s.Segment) != n) || (s.Created != nil && len(s.Created) != n) {
+	if (s.Censored != nil && len(s.Censored) != n) || (s.Weights != nil && len(s.Weights) != n) || (s.Segment != nil && len(s.Segment) != n) || (s.Segment8 != nil && len(s.Segment8) != n) || (s.Created != nil && len(s.Created) != n) {
 		return fmt.Errorf("sample columns have different lengths")
+	}
+	if s.Segment != nil && s.Segment8 != nil {
+		return fmt.Errorf("sample has segment labels in both Segment and Segment8")
 	}
 	for i, t := range s.Times {
 		if !(t >= 0) || t > MaxSeconds {
@@ -342,13 +413,14 @@ func (s *Sample) Validate() error {
 // bytes an item), so that the parts need no copy besides the sample
 // (issue 18: plan's and fit's segments). The sample's labels, which the
 // segmentation reads no more, are dropped, and when the sample still has
-// them their memory is that buffer (4 bytes an item: room for any part
-// but the largest, which is at most half the items); else the buffer is
-// allocated. It passes over the items once per part: callers with many
-// parts copy them out (Parts) instead.
+// them as Segment their memory is that buffer (4 bytes an item: room for
+// any part but the largest, which is at most half the items); else the
+// buffer is allocated (labels of a byte an item, Segment8, are the
+// segmentation's index already). It passes over the items once per
+// part: callers with many parts copy them out (Parts) instead.
 func (g *Segmentation) PartitionInPlace() []*Sample {
 	labels := g.s.Segment
-	g.s.Segment, g.s.SegmentNames = nil, nil
+	g.s.Segment, g.s.Segment8, g.s.SegmentNames = nil, nil, nil
 	var order []int
 	switch ix := g.index.(type) {
 	case []uint8:

@@ -123,6 +123,9 @@ func (s *Sample) eachColumn(fn func(column)) {
 	if s.Segment != nil {
 		fn(codedColumn[int32]{s.Segment, 1, func(v int32) uint64 { return uint64(uint32(v)) }, func(u uint64) int32 { return int32(uint32(u)) }})
 	}
+	if s.Segment8 != nil {
+		fn(codedColumn[uint8]{s.Segment8, 1, func(v uint8) uint64 { return uint64(v) }, func(u uint64) uint8 { return uint8(u) }})
+	}
 	if s.Created != nil {
 		fn(codedColumn[int64]{s.Created, 2, func(v int64) uint64 { return uint64(v) }, func(u uint64) int64 { return int64(u) }})
 	}

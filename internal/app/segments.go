@@ -78,21 +78,24 @@ func (in Input) parts(s *ingest.Sample, stderr io.Writer) ([]part, error) {
 // stderr is told which segments were folded, and into what (nil when
 // every segment was: that part would be all items again); a segment
 // named as all items are is an error. s's labels are dropped: the
-// segmentation holds each row's part in a byte (up to 256 parts), and
-// nothing else reads them; that frees 4 bytes a row before the parts are
-// copied out, and lets the fit reorder s, a sample of times and flags
-// alone, in place (fit.Options.Reorder).
+// segmentation holds each row's part in a byte (up to 256 parts; labels
+// of a byte a row become that index in place), and nothing else reads
+// them; that frees wider labels before the parts are copied out, and lets
+// the fit reorder s, a sample of times and flags alone, in place
+// (fit.Options.Reorder).
 func (in Input) segmentation(s *ingest.Sample, stderr io.Writer) (*ingest.Segmentation, error) {
 	seg, err := in.segmentationKeep(s, stderr)
-	s.Segment, s.SegmentNames = nil, nil
+	s.Segment, s.Segment8, s.SegmentNames = nil, nil, nil
 	return seg, err
 }
 
-// segmentationKeep is segmentation leaving s its labels, for a caller
-// that partitions s in place next: their memory is the partition's
-// buffer (ingest.Segmentation.PartitionInPlace), which drops them.
+// segmentationKeep is segmentation leaving s its labels where the
+// segmentation did not take them for its index, for a caller that
+// partitions s in place next: labels of four bytes a row (past 256
+// names) are the partition's buffer (ingest.Segmentation.PartitionInPlace),
+// which drops them.
 func (in Input) segmentationKeep(s *ingest.Sample, stderr io.Writer) (*ingest.Segmentation, error) {
-	if s.Segment != nil {
+	if s.HasSegments() {
 		// The reader's garbage, collected and given back before the
 		// segmentation's index is made: else the index (a byte a row)
 		// comes on top of that garbage and of the sample with its labels
@@ -210,8 +213,9 @@ const lazyParts = 16
 //
 // With inPlace, up to lazyParts segments are views of s instead, which
 // is partitioned in place (ingest.Segmentation.PartitionInPlace: each
-// segment's rows together, in their order, through the memory of s's
-// labels), and the segmentation's index (a byte a row) goes before fn
+// segment's rows together, in their order, through a buffer, the memory
+// of s's labels when they are four bytes a row), and the segmentation's
+// index (a byte a row) goes before fn
 // starts: no copy besides s. fn may then reorder a segment's rows too,
 // but all items come to it in another order than s's: inPlace is for an
 // fn whose result on all items does not depend on their order
@@ -219,7 +223,7 @@ const lazyParts = 16
 func eachPartOnce[T any](in Input, s *ingest.Sample, stderr io.Writer, inPlace bool, fn func(part) (T, error)) ([]part, []T, error) {
 	seg, err := in.segmentationKeep(s, stderr)
 	if seg == nil || !inPlace || len(seg.Names) > lazyParts {
-		s.Segment, s.SegmentNames = nil, nil // see segmentation
+		s.Segment, s.Segment8, s.SegmentNames = nil, nil, nil // see segmentation
 	}
 	if err != nil {
 		return nil, nil, err

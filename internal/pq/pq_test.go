@@ -349,8 +349,8 @@ func TestIssue18AllocationBound(t *testing.T) {
 		{"past the chunk", page(80, 1<<20), "where the column chunk has 80 left"},
 		{"negative", page(-1, 80), "negative"},
 	} {
-		f := &File{maxAlloc: MinAllocBound, meta: &fileMeta{rowGroups: []RowGroup{{NumRows: 10}}}}
-		ch := Chunk{f: f, col: col, codec: Snappy, data: c.chunk, rowsLeft: 10, rows: 10}
+		f := &File{r: bytes.NewReader(c.chunk), maxAlloc: MinAllocBound, meta: &fileMeta{rowGroups: []RowGroup{{NumRows: 10}}}}
+		ch := Chunk{f: f, col: col, codec: Snappy, size: len(c.chunk), rowsLeft: 10, rows: 10}
 		_, err := ch.Next()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
@@ -442,5 +442,70 @@ func TestLZ4Hadoop(t *testing.T) {
 	got, err = decompress(LZ4, nil, blk[:k], len(whole))
 	if err != nil || !bytes.Equal(got, whole) {
 		t.Errorf("bare LZ4 block = %q, %v", got, err)
+	}
+}
+
+// TestIssue18PageByPage: Next reads a chunk a page at a time (issue 18:
+// not the whole chunk at once), a header first: a page whose header, with
+// 10 KB of statistics, is longer than the bytes read first (headerBytes),
+// a page whose body is, and pages smaller than that, back to back; every
+// page's values come out as written, and the chunk ends where it should.
+func TestIssue18PageByPage(t *testing.T) {
+	page := func(values []float64, stats int) []byte {
+		body := make([]byte, 0, 8*len(values))
+		for _, v := range values {
+			body = binary.LittleEndian.AppendUint64(body, math.Float64bits(v))
+		}
+		w := thriftWriter{last: []int16{0}}
+		w.i32(1, dataPage)
+		w.i32(2, int32(len(body)))
+		w.i32(3, int32(len(body)))
+		w.begin(5)
+		w.i32(1, int32(len(values)))
+		w.i32(2, int32(Plain))
+		if stats > 0 { // Statistics.max_value
+			w.begin(5)
+			w.field(5, tBinary)
+			w.b = binary.AppendUvarint(w.b, uint64(stats))
+			w.b = append(w.b, make([]byte, stats)...)
+			w.end()
+		}
+		w.end()
+		w.end()
+		return append(w.b, body...)
+	}
+	var chunk []byte
+	var want [][]float64
+	for k, c := range []struct{ values, stats int }{{100, 10 << 10}, {2560, 0}, {3, 0}, {5, 0}, {300, 3000}} {
+		v := make([]float64, c.values)
+		for i := range v {
+			v[i] = float64(k*10000 + i)
+		}
+		want = append(want, v)
+		chunk = append(chunk, page(v, c.stats)...)
+	}
+	if len(page(want[0], 10<<10)) <= 2*headerBytes || len(page(want[1], 0)) <= 4*headerBytes {
+		t.Fatal("the pages are not longer than headerBytes")
+	}
+	rows := int64(0)
+	for _, v := range want {
+		rows += int64(len(v))
+	}
+	col := &Column{Name: "x", Type: Double, Repetition: Required}
+	f := &File{r: bytes.NewReader(chunk), maxAlloc: MinAllocBound}
+	for round := range 2 { // buffers kept from chunk to chunk
+		ch := Chunk{f: f, col: col, codec: Uncompressed, size: len(chunk), rowsLeft: rows, rows: rows}
+		for k, v := range want {
+			p, err := ch.Next()
+			if err != nil {
+				t.Fatalf("round %d, page %d: %v", round, k, err)
+			}
+			if p.Rows != len(v) || !cmp.Equal(p.Values.Double, v) {
+				t.Fatalf("round %d, page %d: %d rows %v…, want %d from %v", round, k, p.Rows, p.Values.Double[:min(3, len(p.Values.Double))], len(v), v[0])
+			}
+		}
+		if _, err := ch.Next(); err != io.EOF {
+			t.Fatalf("round %d: after the last page: %v, want io.EOF", round, err)
+		}
 	}
 }

@@ -19,37 +19,35 @@ var digestSeed = maphash.MakeSeed()
 func (s *Sample) Digest() uint64 {
 	var h maphash.Hash
 	h.SetSeed(digestSeed)
-	var n [8]byte
-	word := func(v int) {
-		binary.LittleEndian.PutUint64(n[:], uint64(v))
-		h.Write(n[:])
-	}
-	word(s.Len())
-	writeBytes(&h, s.Times)
-	// A nil column and an empty one differ; so do a column and none.
-	word(len(s.Censored))
-	writeBytes(&h, s.Censored)
-	word(len(s.Weights))
-	writeBytes(&h, s.Weights)
-	word(len(s.Segment))
-	writeBytes(&h, s.Segment)
-	word(len(s.Segment8))
-	writeBytes(&h, s.Segment8)
-	word(len(s.Created))
-	writeBytes(&h, s.Created)
-	word(len(s.SegmentNames))
+	// Each column with its length: no two run into each other, and on a
+	// sample with items a column differs from none.
+	hashColumn(&h, s.Times)
+	hashColumn(&h, s.Censored)
+	hashColumn(&h, s.Weights)
+	hashColumn(&h, s.Segment)
+	hashColumn(&h, s.Segment8)
+	hashColumn(&h, s.Created)
+	word(&h, len(s.SegmentNames))
 	for _, name := range s.SegmentNames {
-		word(len(name))
+		word(&h, len(name))
 		h.WriteString(name)
 	}
 	return h.Sum64()
 }
 
-// writeBytes hashes col's memory.
-func writeBytes[T bool | uint8 | float64 | int32 | int64](h *maphash.Hash, col []T) {
+// hashColumn hashes col's length, then its memory.
+func hashColumn[T bool | uint8 | float64 | int32 | int64](h *maphash.Hash, col []T) {
+	word(h, len(col))
 	if len(col) == 0 {
 		return
 	}
 	var zero T
 	h.Write(unsafe.Slice((*byte)(unsafe.Pointer(&col[0])), len(col)*int(unsafe.Sizeof(zero))))
+}
+
+// word hashes v as 8 bytes.
+func word(h *maphash.Hash, v int) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(v))
+	h.Write(b[:])
 }

@@ -63,7 +63,12 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 		if p.opt.Dedupe == "" && (p.names[roleStart] != "" || p.opt.Binned) {
 			f.rep = &m.repeats
 		}
-		for rg := range f.rowGroup {
+		for rg, n := range f.rowGroup {
+			if n == 0 {
+				// Nothing to read, and its chunks' offsets may be 0 (arrow-go
+				// writes such a group for an empty record batch).
+				continue
+			}
 			units = append(units, &pqUnit{file: i, rg: rg, done: make(chan struct{})})
 		}
 	}

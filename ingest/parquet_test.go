@@ -486,3 +486,74 @@ func TestIssue13ParquetEncodings(t *testing.T) {
 		})
 	}
 }
+
+// TestIssue18EmptyRowGroup: arrow-go writes an empty record batch as a
+// row group of no rows whose column chunks start at byte 0 (a dictionary
+// page alone, or nothing); such a file reads as its rows, not as a
+// corrupt one ("column chunk 0 lies at bytes 0 to 14"), with the
+// dictionary and without.
+func TestIssue18EmptyRowGroup(t *testing.T) {
+	mem := memory.DefaultAllocator
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "settle_s", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "method", Type: arrow.BinaryTypes.String},
+	}, nil)
+	record := func(times []float64, methods []string) arrow.RecordBatch {
+		tb := array.NewFloat64Builder(mem)
+		tb.AppendValues(times, nil)
+		mb := array.NewStringBuilder(mem)
+		mb.AppendValues(methods, nil)
+		return array.NewRecordBatch(schema, []arrow.Array{tb.NewArray(), mb.NewArray()}, int64(len(times)))
+	}
+	for _, dict := range []bool{true, false} {
+		t.Run(fmt.Sprintf("dictionary %v", dict), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "empty_rg.parquet")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fw, err := pqarrow.NewFileWriter(schema, f, parquet.NewWriterProperties(parquet.WithDictionaryDefault(dict)), pqarrow.DefaultWriterProps())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rec := range []arrow.RecordBatch{
+				record([]float64{1.5, 2, 0.25}, []string{"card", "momo", "card"}),
+				record([]float64{4}, []string{"momo"}),
+				record(nil, nil),
+			} {
+				if err := fw.Write(rec); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := fw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			rdr, err := openParquet(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			groups := []int64{}
+			for rg := range rdr.NumRowGroups() {
+				groups = append(groups, rdr.RowGroup(rg).NumRows)
+			}
+			rdr.close()
+			if want := []int64{3, 1, 0}; !slices.Equal(groups, want) {
+				t.Fatalf("row groups of %v rows, want %v (the file this test is about)", groups, want)
+			}
+			s, rep, err := Read([]string{path}, ReadOptions{Column: "settle_s", Segment: "method"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := []float64{1.5, 2, 0.25, 4}; !slices.Equal(s.Times, want) || rep.Read != 4 {
+				t.Errorf("read %v (%d rows), want %v", s.Times, rep.Read, want)
+			}
+			var got []string
+			for i := range s.Len() {
+				got = append(got, s.SegmentNames[s.SegmentOf(i)])
+			}
+			if want := []string{"card", "momo", "card", "momo"}; !slices.Equal(got, want) {
+				t.Errorf("segments %v, want %v", got, want)
+			}
+		})
+	}
+}

@@ -92,6 +92,12 @@ func Open(r io.ReaderAt, size int64) (*File, error) {
 		if len(g.chunks) != f.leaves {
 			return nil, fmt.Errorf("row group %d has %d column chunks for the schema's %d columns", i, len(g.chunks), f.leaves)
 		}
+		if g.NumRows == 0 {
+			// No page is read: arrow-go writes an empty record batch as a
+			// row group whose chunks start at byte 0 (a dictionary page
+			// alone, or nothing).
+			continue
+		}
 		for j := range g.chunks {
 			c := &g.chunks[j]
 			switch {

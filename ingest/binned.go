@@ -117,10 +117,7 @@ func (p *plan) bin(b *batch, c *[nRoles]cell) (role, error) {
 		if !utf8.Valid(s) {
 			return roleSegment, fmt.Errorf("%w: found %s", ErrNotUTF8, quote(s))
 		}
-		if len(s) == 0 {
-			s = []byte(emptySegment)
-		}
-		seg = b.segment(s)
+		seg = b.segment(s) // "" for an empty value: Segmentation names it
 	}
 	b.used++
 	b.items += count

@@ -459,9 +459,6 @@ func (b *batch) segment(s []byte) int32 {
 	return id
 }
 
-// emptySegment labels rows whose segment value is empty.
-const emptySegment = "(empty)"
-
 // row turns one row's cells into an item of b. It returns the role of the
 // column at fault and the error; with DropInvalid, droppable errors are
 // counted in b instead, and so are negative durations with NegativeDrop.
@@ -573,10 +570,7 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 		if !utf8.Valid(s) {
 			return roleSegment, fmt.Errorf("%w: found %s", ErrNotUTF8, quote(s))
 		}
-		if len(s) == 0 {
-			s = []byte(emptySegment)
-		}
-		seg = b.segment(s)
+		seg = b.segment(s) // "" for an empty value: Segmentation names it
 	}
 	if p.cleaning {
 		var err error

@@ -3,6 +3,7 @@ package ingest
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/pollfit/pollfit/internal/bulk"
@@ -246,11 +247,12 @@ func (s *Sample) Segmentation(minRows int) *Segmentation {
 			counts[g]++
 		}
 	}
-	other := foldedName(s.SegmentNames, counts)
+	display := displayNames(s.SegmentNames, counts)
+	other := freeName(display, counts, "other", "other (folded)")
 	var names, folded []string
 	label := make([]string, len(s.SegmentNames))
 	size := map[string]int{}
-	for g, name := range s.SegmentNames {
+	for g, name := range display {
 		label[g] = name
 		if counts[g] < minRows {
 			label[g] = other
@@ -296,21 +298,44 @@ func (s *Sample) Segmentation(minRows int) *Segmentation {
 	return g
 }
 
-// foldedName returns the name of the part of folded segments: "other",
-// or when a segment with items is so named, the first of "other
-// (folded)", "other (folded 2)", … that no segment with items has.
-func foldedName(names []string, counts []int) string {
+// EmptySegment names the segment of rows whose segment value is empty,
+// unless the data has a segment so named (see displayNames).
+const EmptySegment = "(empty)"
+
+// displayNames returns the segments' names as reported: the empty value
+// (as read, "") is EmptySegment, or when a segment with items is so
+// named, the first of "(empty value)", "(empty value 2)", … that none
+// has, so that the rows of no value are never merged with those of the
+// value "(empty)".
+func displayNames(names []string, counts []int) []string {
+	i := slices.Index(names, "")
+	if i < 0 {
+		return names
+	}
+	out := slices.Clone(names)
+	out[i] = freeName(names, counts, EmptySegment, "(empty value)")
+	return out
+}
+
+// freeName returns base, or when a segment with items (counts[g] > 0) is
+// so named, the first of alt, "alt 2" (inside the parentheses when alt
+// ends in one: "other (folded 2)"), … that no segment with items has.
+func freeName(names []string, counts []int, base, alt string) string {
 	taken := map[string]bool{}
 	for g, name := range names {
 		if counts[g] > 0 {
 			taken[name] = true
 		}
 	}
-	name := "other"
+	name := base
 	for k := 1; taken[name]; k++ {
-		name = "other (folded)"
+		name = alt
 		if k > 1 {
-			name = fmt.Sprintf("other (folded %d)", k)
+			if a, ok := strings.CutSuffix(alt, ")"); ok {
+				name = fmt.Sprintf("%s %d)", a, k)
+			} else {
+				name = fmt.Sprintf("%s %d", alt, k)
+			}
 		}
 	}
 	return name

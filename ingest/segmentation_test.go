@@ -3,7 +3,10 @@ package ingest
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -231,5 +234,61 @@ func TestSegmentationOtherTaken(t *testing.T) {
 				t.Errorf("%v: part \"other\" has %d items, want the segment's %d", c.names, n, c.counts[slices.Index(c.names, "other")])
 			}
 		}
+	}
+}
+
+// TestIssue18EmptySegmentApart: rows whose segment value is empty are
+// the part "(empty)", unless the data has a value "(empty)": then the
+// first free name of "(empty value)", "(empty value 2)", … — they were
+// merged into one part of both (found by a fresh user). Read from CSV,
+// with the folded part named apart from both, and a name held only by a
+// segment without items does not count.
+func TestIssue18EmptySegmentApart(t *testing.T) {
+	for _, c := range []struct {
+		names  []string
+		counts []int
+		want   []string // parts, sorted
+		sizes  []int    // their items
+	}{
+		{[]string{"", "card"}, []int{300, 300}, []string{"(empty)", "card"}, []int{300, 300}},
+		{[]string{"(empty)", ""}, []int{300, 250}, []string{"(empty value)", "(empty)"}, []int{250, 300}},
+		{[]string{"(empty)", "(empty value)", ""}, []int{300, 301, 302}, []string{"(empty value 2)", "(empty value)", "(empty)"}, []int{302, 301, 300}},
+		{[]string{"(empty)", ""}, []int{0, 300}, []string{"(empty)"}, []int{300}},
+		{[]string{"", "other", "tiny"}, []int{300, 301, 5}, []string{"(empty)", "other", "other (folded)"}, []int{300, 301, 5}},
+	} {
+		s := &Sample{SegmentNames: c.names}
+		for g, n := range c.counts {
+			for range n {
+				s.Times = append(s.Times, 1)
+				s.Segment = append(s.Segment, int32(g))
+			}
+		}
+		seg := s.Segmentation(200)
+		var sizes []int
+		for _, p := range seg.Parts(0, len(seg.Names)) {
+			sizes = append(sizes, p.Len())
+		}
+		if !slices.Equal(seg.Names, c.want) || !slices.Equal(sizes, c.sizes) {
+			t.Errorf("Segmentation(%q with %v items) = parts %q of %v items, want %q of %v", c.names, c.counts, seg.Names, sizes, c.want, c.sizes)
+		}
+	}
+	// From a CSV: an empty field, a blank one and the literal value.
+	path := filepath.Join(t.TempDir(), "e.csv")
+	var b strings.Builder
+	b.WriteString("settle_s,seg\n")
+	for i := range 600 {
+		fmt.Fprintf(&b, "%d,%s\n", i+1, []string{"", "(empty)", "  "}[i%3])
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := Read([]string{path}, ReadOptions{Column: "settle_s", Segment: "seg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := s.Segmentation(0)
+	parts := seg.Parts(0, len(seg.Names))
+	if want := []string{"(empty value)", "(empty)"}; !slices.Equal(seg.Names, want) || parts[0].Len() != 400 || parts[1].Len() != 200 {
+		t.Errorf("CSV: parts %q of %d and %d rows, want %q of 400 (empty and blank fields) and 200", seg.Names, parts[0].Len(), parts[1].Len(), want)
 	}
 }

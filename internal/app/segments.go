@@ -108,7 +108,7 @@ func (in Input) segmentationKeep(s *ingest.Sample, stderr io.Writer) (*ingest.Se
 	}
 	if len(seg.Names) == 1 && seg.Names[0] == seg.Other {
 		// One part, all items again: said once, as all items.
-		fmt.Fprintf(stderr, "every segment has fewer than %d rows, so all were folded (%s): all items only; lower --min-segment-rows to see them apart\n", in.MinSegmentRows, strings.Join(seg.Folded, ", "))
+		fmt.Fprintf(stderr, "every segment has fewer than %d rows, so all were folded (%s): all items only; lower --min-segment-rows to see them apart\n", in.MinSegmentRows, someNames(seg.Folded))
 		return nil, nil
 	}
 	if len(seg.Folded) > 0 {
@@ -116,7 +116,7 @@ func (in Input) segmentationKeep(s *ingest.Sample, stderr io.Writer) (*ingest.Se
 		if seg.Other != "other" {
 			note = " (a segment of the data is named \"other\")"
 		}
-		fmt.Fprintf(stderr, "segments with fewer than %d rows folded into %q%s: %s\n", in.MinSegmentRows, seg.Other, note, strings.Join(seg.Folded, ", "))
+		fmt.Fprintf(stderr, "segments with fewer than %d rows folded into %q%s: %s\n", in.MinSegmentRows, seg.Other, note, someNames(seg.Folded))
 	}
 	for _, name := range seg.Names {
 		if name == export.AllSegment {
@@ -125,6 +125,18 @@ func (in Input) segmentationKeep(s *ingest.Sample, stderr io.Writer) (*ingest.Se
 		}
 	}
 	return seg, nil
+}
+
+// maxNamesListed bounds the segment names a note lists.
+const maxNamesListed = 20
+
+// someNames lists names, comma-separated, the first maxNamesListed of
+// them and how many more: 70,000 folded segments made a line of 517 KB.
+func someNames(names []string) string {
+	if len(names) <= maxNamesListed {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %s more", strings.Join(names[:maxNamesListed], ", "), thousands(len(names)-maxNamesListed))
 }
 
 // rereadable reports whether the input paths name regular files alone,
@@ -163,11 +175,11 @@ func (in Input) reread(digest uint64) (*ingest.Segmentation, error) {
 		return nil, fmt.Errorf("reading the input again for its segments: %w", err)
 	}
 	if s.Digest() != digest {
-		return nil, fmt.Errorf("the input changed while it was read: read again for the segments, its %s rows differ from those planned for all items; plan a copy that is not being written to", thousands(s.Len()))
+		return nil, fmt.Errorf("the input changed while it was read (%s): read again for the segments, its %s rows differ from those planned for all items; plan again once nothing writes to it, or plan a copy", strings.Join(in.Paths, ", "), thousands(s.Len()))
 	}
 	seg, err := in.segmentationKeep(s, io.Discard)
 	if err == nil && seg == nil {
-		err = fmt.Errorf("the input changed while it was read: read again, it has no segments")
+		err = fmt.Errorf("the input changed while it was read (%s): read again, it has no segments", strings.Join(in.Paths, ", "))
 	}
 	return seg, err
 }

@@ -341,8 +341,33 @@ func TestIssue18RereadChecksRows(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := in.reread(digest)
-		if err == nil || !strings.Contains(err.Error(), "the input changed while it was read") {
-			t.Errorf("reread of %q: error %v, want the input changed", changed, err)
+		if err == nil || !strings.Contains(err.Error(), "the input changed while it was read ("+path+")") {
+			t.Errorf("reread of %q: error %v, want the input changed, naming it", changed, err)
+		}
+	}
+}
+
+// TestIssue18SomeNames: a fold note lists at most 20 names and counts the
+// rest (70,000 folded segments printed a line of 517 KB).
+func TestIssue18SomeNames(t *testing.T) {
+	names := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = "s" + strconv.Itoa(i)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		n    int
+		want string
+	}{
+		{1, "s0"},
+		{20, strings.Join(names(20), ", ")},
+		{21, strings.Join(names(20), ", ") + " and 1 more"},
+		{70000, strings.Join(names(20), ", ") + " and 69,980 more"},
+	} {
+		if got := someNames(names(c.n)); got != c.want {
+			t.Errorf("someNames(%d names) = %q, want %q", c.n, got, c.want)
 		}
 	}
 }

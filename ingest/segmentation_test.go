@@ -216,14 +216,7 @@ func TestSegmentationOtherTaken(t *testing.T) {
 		{[]string{"other", "tiny"}, []int{0, 20}, []string{"other"}, "other"},
 		{[]string{"other", "big"}, []int{300, 300}, []string{"big", "other"}, ""},
 	} {
-		s := &Sample{SegmentNames: c.names}
-		for g, n := range c.counts {
-			for range n {
-				s.Times = append(s.Times, 1)
-				s.Segment = append(s.Segment, int32(g))
-			}
-		}
-		seg := s.Segmentation(200)
+		seg := sampleOfCounts(c.names, c.counts).Segmentation(200)
 		if !slices.Equal(seg.Names, c.want) || seg.Other != c.other {
 			t.Errorf("Segmentation(%v with %v items, 200) = parts %q, folded into %q; want %q, %q", c.names, c.counts, seg.Names, seg.Other, c.want, c.other)
 			continue
@@ -256,14 +249,7 @@ func TestIssue18EmptySegmentApart(t *testing.T) {
 		{[]string{"(empty)", ""}, []int{0, 300}, []string{"(empty)"}, []int{300}},
 		{[]string{"", "other", "tiny"}, []int{300, 301, 5}, []string{"(empty)", "other", "other (folded)"}, []int{300, 301, 5}},
 	} {
-		s := &Sample{SegmentNames: c.names}
-		for g, n := range c.counts {
-			for range n {
-				s.Times = append(s.Times, 1)
-				s.Segment = append(s.Segment, int32(g))
-			}
-		}
-		seg := s.Segmentation(200)
+		seg := sampleOfCounts(c.names, c.counts).Segmentation(200)
 		var sizes []int
 		for _, p := range seg.Parts(0, len(seg.Names)) {
 			sizes = append(sizes, p.Len())
@@ -291,4 +277,17 @@ func TestIssue18EmptySegmentApart(t *testing.T) {
 	if want := []string{"(empty value)", "(empty)"}; !slices.Equal(seg.Names, want) || parts[0].Len() != 400 || parts[1].Len() != 200 {
 		t.Errorf("CSV: parts %q of %d and %d rows, want %q of 400 (empty and blank fields) and 200", seg.Names, parts[0].Len(), parts[1].Len(), want)
 	}
+}
+
+// sampleOfCounts is a sample of counts[g] items of segment names[g] each,
+// all at 1 s.
+func sampleOfCounts(names []string, counts []int) *Sample {
+	s := &Sample{SegmentNames: names}
+	for g, n := range counts {
+		for range n {
+			s.Times = append(s.Times, 1)
+			s.Segment = append(s.Segment, int32(g))
+		}
+	}
+	return s
 }

@@ -390,14 +390,16 @@ func (b *batch) push(t float64, censored bool, w float64, weighted bool, seg int
 // four once one is not (widened once). A Parquet row group is 10⁶ rows
 // or so, and each worker holds one: 1 MB of labels, not 4.
 type labels struct {
-	narrow  []uint8
-	wide    []int32 // every label once widened; narrow is unused then
-	widened bool
+	narrow []uint8
+	wide   []int32 // every label once widened (not nil then); narrow is unused then
 }
+
+// widened reports whether the labels are four bytes each.
+func (l *labels) widened() bool { return l.wide != nil }
 
 // add appends label g.
 func (l *labels) add(g int32) {
-	if !l.widened {
+	if !l.widened() {
 		if uint32(g) < 1<<8 {
 			l.narrow = append(l.narrow, uint8(g))
 			return
@@ -406,14 +408,13 @@ func (l *labels) add(g int32) {
 		for i, x := range l.narrow {
 			l.wide[i] = int32(x)
 		}
-		l.widened = true
 	}
 	l.wide = append(l.wide, g)
 }
 
 // len returns the number of labels.
 func (l *labels) len() int {
-	if l.widened {
+	if l.widened() {
 		return len(l.wide)
 	}
 	return len(l.narrow)
@@ -421,7 +422,7 @@ func (l *labels) len() int {
 
 // move sets label k to label i.
 func (l *labels) move(k, i int) {
-	if l.widened {
+	if l.widened() {
 		l.wide[k] = l.wide[i]
 	} else {
 		l.narrow[k] = l.narrow[i]
@@ -430,7 +431,7 @@ func (l *labels) move(k, i int) {
 
 // truncate keeps the first k labels.
 func (l *labels) truncate(k int) {
-	if l.widened {
+	if l.widened() {
 		l.wide = l.wide[:k]
 	} else {
 		l.narrow = l.narrow[:k]
@@ -1040,7 +1041,7 @@ func (m *merger) ensure(n int, b *batch) error {
 			per += 8
 		}
 		switch {
-		case m.s.Segment != nil || b != nil && b.seg.widened:
+		case m.s.Segment != nil || b != nil && b.seg.widened():
 			per += 4
 		case m.s.Segment8 != nil || b != nil && b.seg.len() > 0:
 			per++
@@ -1221,7 +1222,7 @@ func (m *merger) addLabels(b *batch) {
 		for _, g := range l.narrow {
 			m.s.Segment8 = append(m.s.Segment8, uint8(m.remap[g]))
 		}
-	case l.widened:
+	case l.widened():
 		for _, g := range l.wide {
 			m.s.Segment = append(m.s.Segment, m.remap[g])
 		}

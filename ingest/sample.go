@@ -52,6 +52,10 @@ func (s *Sample) Len() int { return len(s.Times) }
 // Segment8).
 func (s *Sample) HasSegments() bool { return s.Segment != nil || s.Segment8 != nil }
 
+// DropLabels drops the sample's segment labels and names (both
+// columns), which a caller done with them frees.
+func (s *Sample) DropLabels() { s.Segment, s.Segment8, s.SegmentNames = nil, nil, nil }
+
 // SegmentOf returns item i's segment, an index into SegmentNames. It
 // panics when the sample has no segment labels.
 func (s *Sample) SegmentOf(i int) int {
@@ -285,7 +289,7 @@ func (s *Sample) Segmentation(minRows int) *Segmentation {
 	switch {
 	case s.Segment8 != nil: // at most 256 names, so parts
 		g.index = remapParts(s.Segment8, partOf)
-		s.Segment8, s.SegmentNames = nil, nil
+		s.DropLabels()
 	case len(names) <= 1<<8:
 		g.index = indexParts[uint8](s.Segment, partOf)
 	case len(names) <= 1<<16:
@@ -293,7 +297,7 @@ func (s *Sample) Segmentation(minRows int) *Segmentation {
 	default:
 		// int32 labels and uint32 parts: the same words.
 		g.index = remapParts(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(s.Segment))), len(s.Segment)), partOf)
-		s.Segment, s.SegmentNames = nil, nil
+		s.DropLabels()
 	}
 	return g
 }
@@ -445,7 +449,7 @@ func (s *Sample) Validate() error {
 // part: callers with many parts copy them out (Parts) instead.
 func (g *Segmentation) PartitionInPlace() []*Sample {
 	labels := g.s.Segment
-	g.s.Segment, g.s.Segment8, g.s.SegmentNames = nil, nil, nil
+	g.s.DropLabels()
 	var order []int
 	switch ix := g.index.(type) {
 	case []uint8:

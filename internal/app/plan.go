@@ -199,10 +199,10 @@ func (p Plan) Run(stdout, stderr io.Writer) error {
 			rows = seg.Parts(0, len(seg.Names))
 		} else {
 			rows = seg.PartitionInPlace()
-			giveBack() // the labels
 		}
 		names := seg.Names
-		seg = nil // its index, a byte a row
+		seg = nil  // its index, a byte a row
+		giveBack() // with the partition's buffer
 		p.segmentRows = true
 		for i, name := range names {
 			sec, err := p.plan(name, rows[i], nil, ages, labels)

@@ -85,7 +85,7 @@ func (in Input) parts(s *ingest.Sample, stderr io.Writer) ([]part, error) {
 // (fit.Options.Reorder).
 func (in Input) segmentation(s *ingest.Sample, stderr io.Writer) (*ingest.Segmentation, error) {
 	seg, err := in.segmentationKeep(s, stderr)
-	s.Segment, s.Segment8, s.SegmentNames = nil, nil, nil
+	s.DropLabels()
 	return seg, err
 }
 
@@ -186,8 +186,8 @@ func (in Input) reread(digest uint64) (*ingest.Segmentation, error) {
 
 // giveBack collects the garbage and gives its memory back to the system
 // when the input is large (collectTighter). Else a sample-sized array
-// dropped — the reader's buffers, the labels once PartitionInPlace is
-// done with them (4 bytes a row) — stays resident under the work that
+// dropped — the reader's buffers, the segmentation's index and
+// PartitionInPlace's buffer once the parts are views — stays resident under the work that
 // follows until the runtime's scavenger returns it, minutes later: at
 // 10⁷ rows the segments' plans ran 38 MiB above their live heap so.
 func giveBack() {
@@ -235,7 +235,7 @@ const lazyParts = 16
 func eachPartOnce[T any](in Input, s *ingest.Sample, stderr io.Writer, inPlace bool, fn func(part) (T, error)) ([]part, []T, error) {
 	seg, err := in.segmentationKeep(s, stderr)
 	if seg == nil || !inPlace || len(seg.Names) > lazyParts {
-		s.Segment, s.Segment8, s.SegmentNames = nil, nil, nil // see segmentation
+		s.DropLabels() // see segmentation
 	}
 	if err != nil {
 		return nil, nil, err
@@ -251,10 +251,10 @@ func eachPartOnce[T any](in Input, s *ingest.Sample, stderr io.Writer, inPlace b
 			rows = seg.Parts(0, len(names))
 		case inPlace:
 			rows = seg.PartitionInPlace()
-			giveBack() // the labels
 		}
 		if rows != nil {
-			seg = nil // its index, a byte a row
+			seg = nil  // its index, a byte a row
+			giveBack() // with the partition's buffer
 		}
 		for i, name := range names {
 			var p *ingest.Sample

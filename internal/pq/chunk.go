@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"slices"
 )
 
 // Page is one decoded data page of a flat column: Rows rows, of which
@@ -106,10 +107,7 @@ func (c *Chunk) readPage() (*pageHeader, []byte, error) {
 	}
 	end := head + int(h.compressed)
 	if end > n {
-		if cap(c.buf) < end {
-			c.buf = append(c.buf[:n], make([]byte, end-n)...)
-		}
-		c.buf = c.buf[:end]
+		c.buf = slices.Grow(c.buf[:n], end-n)[:end]
 		if err := c.f.readAt(c.buf[n:], at+int64(n)); err != nil {
 			return nil, nil, err
 		}

@@ -14,8 +14,9 @@ command -v zsh >/dev/null 2>&1 || missing="$missing zsh"
 command -v fish >/dev/null 2>&1 || missing="$missing fish"
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+	. "$(dirname "$0")/apt.sh"
+	# shellcheck disable=SC2086
+	apt_install $missing
 else
 	echo "testdata/setup.sh:$missing not found and not root: their tests will skip" >&2
 fi

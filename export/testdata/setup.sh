@@ -25,9 +25,9 @@ command -v kotlinc >/dev/null 2>&1 || need="kotlin"
 [ -f /usr/share/java/atomicfu.jar ] || need="$need libkotlinx-atomicfu-java"
 if [ -n "$need" ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		apt-get update -qq
+		. "$(dirname "$0")/../../testdata/apt.sh"
 		# shellcheck disable=SC2086
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >/dev/null
+		apt_install $need
 	else
 		echo "setup.sh: $need missing and not root: Kotlin tests will skip" >&2
 	fi

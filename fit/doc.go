@@ -15,5 +15,7 @@
 // samples, ties and heavy censoring instead of logging them.
 //
 // Reading the logs is package ingest's job: fit imports it only for the
-// Sample type.
+// Sample type. Drawing is the command's: fit exports the curves a figure
+// reads (EmpiricalSteps, SettledMasses, Density.SpikePDFs) and imports
+// no plotting package.
 package fit

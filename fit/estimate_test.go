@@ -493,36 +493,6 @@ func TestOptionsErrors(t *testing.T) {
 	}
 }
 
-func TestPlot(t *testing.T) {
-	x := sampleOf(distuv.LogNormal{Mu: 3, Sigma: 1.5, Src: pcg(19)}, 2000, 1)
-	s := &ingest.Sample{Times: x}
-	d, err := Estimate(s, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for ext, magic := range map[string]string{".png": "\x89PNG", ".svg": "<?xml"} {
-		p := filepath.Join(dir, "fit"+ext)
-		if err := Plot(d, s, p, PlotOptions{Label: "segment card"}); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil || !bytes.HasPrefix(b, []byte(magic)) {
-			t.Errorf("Plot(%s) wrote %d bytes starting %q, want %q", ext, len(b), b[:min(len(b), 5)], magic)
-		}
-		if ext == ".svg" && !bytes.Contains(b, []byte("segment card: kde")) {
-			t.Errorf("Plot(%s) title does not start with the label", ext)
-		}
-	}
-	if err := Plot(d, s, filepath.Join(dir, "fit.gif"), PlotOptions{}); err == nil {
-		t.Error("Plot(.gif) = nil error, want one")
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
-		t.Errorf("dir holds %d files, want 2 (no temp files left)", len(entries))
-	}
-}
-
 // TestSmallSample: every method and domain fits a tiny censored sample
 // with ties and a zero, and the result encodes as JSON (no NaN or Inf).
 // ISJ has no fixed point on 12 settles; the fallback is reported.

@@ -3,6 +3,7 @@ package fit
 import (
 	"cmp"
 	"encoding/json"
+	"iter"
 	"math"
 	"math/bits"
 	"runtime"
@@ -76,6 +77,36 @@ func (km *KaplanMeier) Thin() *KaplanMeier {
 func NewKaplanMeier(s *ingest.Sample) *KaplanMeier {
 	km, _, _ := kaplanMeier(s)
 	return km
+}
+
+// SettledMasses yields each settled item's time (seconds) and its
+// probability mass in the sample's empirical distribution, the masses a
+// histogram of the settles adds up. Without censoring an item's mass is
+// its weight over the total weight (1/n unweighted), and the items come
+// in the sample's order; the masses sum to 1. With censoring it is the
+// item's share of the Kaplan–Meier jump at its time, w·S(t_j−)/n_j
+// (Efron's redistribution to the right), and the items come sorted by
+// time (in the sample's order when weighted); the masses then sum to
+// 1 − S at the last settle.
+func SettledMasses(s *ingest.Sample) iter.Seq2[float64, float64] {
+	return func(yield func(t, mass float64) bool) {
+		if s.CensoredCount() == 0 {
+			W := s.TotalWeight()
+			for i, t := range s.Times {
+				if !yield(t, s.Weight(i)/W) {
+					return
+				}
+			}
+			return
+		}
+		_, times, mass := kaplanMeier(s)
+		mc := mass.cursor(times, 0)
+		for i, t := range times {
+			if !yield(t, mc.of(i)) {
+				return
+			}
+		}
+	}
 }
 
 // kaplanMeier also returns the settled items' times and their shares of

@@ -176,3 +176,41 @@ func TestSortFloats(t *testing.T) {
 		}
 	}
 }
+
+// TestSettledMasses: each settled item's mass, worked by hand. Without
+// censoring, weight over total weight in sample order; with it, the
+// Kaplan–Meier jump shares S(t_j−)·w/n_j: on 3, 2+, 4+, 1, 2 (+ censored)
+// the jumps are 1/5 at 1, 0.8/4 at 2 (the item censored at 2 still at
+// risk) and 0.6/2 at 3, summing to 1 − S(3) = 0.7; weighted, 1+ (weight
+// 1), 2 (weight 2), 3 leave 2·1/3 at 2 and (1/3)·1/1 at 3.
+func TestSettledMasses(t *testing.T) {
+	type tm struct{ t, mass float64 }
+	for _, tc := range []struct {
+		name string
+		s    *ingest.Sample
+		want []tm
+	}{
+		{"weighted, no censoring", &ingest.Sample{Times: []float64{5, 1}, Weights: []float64{1, 3}}, []tm{{5, 0.25}, {1, 0.75}}},
+		{"censored", &ingest.Sample{Times: []float64{3, 2, 4, 1, 2}, Censored: []bool{false, true, true, false, false}},
+			[]tm{{1, 0.2}, {2, 0.2}, {3, 0.3}}},
+		{"censored, weighted", &ingest.Sample{Times: []float64{2, 1, 3}, Censored: []bool{false, true, false}, Weights: []float64{2, 1, 1}},
+			[]tm{{2, 2.0 / 3}, {3, 1.0 / 3}}},
+		{"empty", &ingest.Sample{}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []tm
+			for x, m := range SettledMasses(tc.s) {
+				got = append(got, tm{x, m})
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("SettledMasses = %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if got[i].t != tc.want[i].t || math.Abs(got[i].mass-tc.want[i].mass) > 1e-15 {
+					t.Errorf("SettledMasses = %v, want %v", got, tc.want)
+					break
+				}
+			}
+		})
+	}
+}

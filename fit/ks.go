@@ -416,6 +416,17 @@ func gatherRuns(dst, src []float64, m int) {
 	}
 }
 
+// EmpiricalSteps returns the jumps of the sample's empirical CDF F_n, the
+// curve KSDistance measures the estimate against (1 − Kaplan–Meier with
+// censoring), on the same evenly strided subsample of at most KSMaxItems
+// items: t holds the distinct settle times in seconds, ascending, and
+// F[j] is F_n just after t[j]. Both are nil for an empty sample.
+func EmpiricalSteps(s *ingest.Sample) (t, F []float64) {
+	sub := subsample(s, KSMaxItems)
+	t, F, _ = empiricalSteps(sub, sub != s)
+	return t, F
+}
+
 // empiricalSteps returns the jumps of the sample's empirical CDF F_n
 // (1 − Kaplan–Meier with censoring): the distinct settle times x,
 // ascending, and F_n just after each, with the number of items it rests

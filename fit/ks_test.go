@@ -336,3 +336,31 @@ func TestMin1(t *testing.T) {
 		}
 	}
 }
+
+// TestEmpiricalSteps: the empirical CDF's jumps, by hand. 3, 1, 2, 2
+// steps to 1/4, 3/4 and 1; with 2 censored in 1, 2+, 3, Kaplan–Meier
+// falls to 2/3 at 1 and to 0 at 3 (one item at risk), so F is 1/3 and 1.
+func TestEmpiricalSteps(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    *ingest.Sample
+		x, F []float64
+	}{
+		{"ties", &ingest.Sample{Times: []float64{3, 1, 2, 2}}, []float64{1, 2, 3}, []float64{0.25, 0.75, 1}},
+		{"censored", &ingest.Sample{Times: []float64{1, 2, 3}, Censored: []bool{false, true, false}}, []float64{1, 3}, []float64{1.0 / 3, 1}},
+		{"empty", &ingest.Sample{}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x, F := EmpiricalSteps(tc.s)
+			if !slices.Equal(x, tc.x) || len(F) != len(tc.F) {
+				t.Fatalf("EmpiricalSteps = %v, %v, want %v, %v", x, F, tc.x, tc.F)
+			}
+			for i := range F {
+				if math.Abs(F[i]-tc.F[i]) > 1e-15 {
+					t.Errorf("EmpiricalSteps F = %v, want %v", F, tc.F)
+					break
+				}
+			}
+		})
+	}
+}

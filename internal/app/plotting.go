@@ -31,7 +31,7 @@ func plotDensity(path string, p part, d *fit.Density, s *ingest.Sample) error {
 	if p.segmented() {
 		label = p.title()
 	}
-	return fit.Plot(d, s, path, fit.PlotOptions{Label: label})
+	return plot.Density(path, d, s, plot.DensityOptions{Label: label})
 }
 
 // plotSample draws the poll times of the schedules over the empirical

@@ -390,7 +390,7 @@ func (r Report) partPage(p *reportPart, id string, parts []*reportPart, rep *ing
 	d := s.Density
 	hp.Fit, hp.Goodness = fitFacts(s)
 	hp.FitWarnings = d.Warnings
-	svg, err := fit.PlotSVG(d, s.Train, fit.PlotOptions{})
+	svg, err := plot.DensitySVG(d, s.Train, plot.DensityOptions{})
 	if err != nil {
 		return hp, err
 	}

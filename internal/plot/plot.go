@@ -1,5 +1,6 @@
-// Package plot draws pollfit's figures: the lag–budget sweep and the
-// timeline of poll times over the settle-time distribution.
+// Package plot draws pollfit's figures: the lag–budget sweep, the
+// timeline of poll times over the settle-time distribution, and the
+// fitted density with the survival and hazard (Density).
 //
 // Figures are PNG or SVG by the file's extension, drawn with
 // gonum.org/v1/plot, and written whole or not at all (internal/outfile).

@@ -1,4 +1,4 @@
-package fit
+package plot
 
 import (
 	"bytes"
@@ -10,30 +10,32 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pollfit/pollfit/ingest"
-	"github.com/pollfit/pollfit/internal/outfile"
-	"gonum.org/v1/plot"
+	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/pollfit/pollfit/fit"
+	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/internal/outfile"
 )
 
-// PlotOptions labels the figure Plot draws.
-type PlotOptions struct {
+// DensityOptions labels the figure Density draws.
+type DensityOptions struct {
 	// Label, when not empty, heads the title, which otherwise gives the
 	// method, n and the bandwidth: e.g. "segment card".
 	Label string
 }
 
-// Plot draws the estimate in three stacked panels — histogram of the
+// Density draws the estimate in three stacked panels — histogram of the
 // sample's settled times with the density, survival with the data's
 // (1 − the empirical CDF, Kaplan–Meier with censoring, as steps under the
 // fitted curve, and the Kolmogorov–Smirnov distance between them in the
 // panel's title) and hazard — and writes them to path as PNG or SVG,
 // chosen by its extension (.png, .svg). The density and hazard include the
-// spikes (Density.PDFs), each also drawn by itself; point masses are
+// spikes (fit.Density.PDFs), each also drawn by itself; point masses are
 // vertical lines the panel's height. The time axis is
 // logarithmic when the grid spans more than two decades; the density
 // panel then shows t·f(t), the density of ln t, so that areas still read
@@ -41,7 +43,7 @@ type PlotOptions struct {
 // shows d.KM when there is one). The file is written to a temporary file
 // and renamed, so readers never see a partial plot. opt labels the figure
 // (its zero value: no label).
-func Plot(d *Density, s *ingest.Sample, path string, opt PlotOptions) error {
+func Density(path string, d *fit.Density, s *ingest.Sample, opt DensityOptions) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".png" && ext != ".svg" {
 		return fmt.Errorf("plot %s: unknown format %q (want .png or .svg)", path, ext)
@@ -49,9 +51,9 @@ func Plot(d *Density, s *ingest.Sample, path string, opt PlotOptions) error {
 	return writePlots(panels(d, s, opt), path, ext)
 }
 
-// PlotSVG draws the figure of Plot as an SVG document, 8 × 10 inches,
-// for a web page.
-func PlotSVG(d *Density, s *ingest.Sample, opt PlotOptions) ([]byte, error) {
+// DensitySVG draws the figure of Density as an SVG document, 8 × 10
+// inches, for a web page.
+func DensitySVG(d *fit.Density, s *ingest.Sample, opt DensityOptions) ([]byte, error) {
 	var b bytes.Buffer
 	sc := vgsvg.New(plotWidth, plotHeight)
 	drawPlots(panels(d, s, opt), draw.New(sc))
@@ -61,14 +63,14 @@ func PlotSVG(d *Density, s *ingest.Sample, opt PlotOptions) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Size of the figure of Plot.
+// Size of the figure of Density.
 const (
 	plotWidth  = 8 * vg.Inch
 	plotHeight = 10 * vg.Inch
 )
 
-// panels builds the three panels of Plot.
-func panels(d *Density, s *ingest.Sample, opt PlotOptions) []*plot.Plot {
+// panels builds the three panels of Density.
+func panels(d *fit.Density, s *ingest.Sample, opt DensityOptions) []*gplot.Plot {
 	// Log axis: from the first grid point with visible mass.
 	lo := 0.0
 	for i, t := range d.T {
@@ -83,7 +85,7 @@ func panels(d *Density, s *ingest.Sample, opt PlotOptions) []*plot.Plot {
 	logX := lo > 0 && d.Horizon()/lo > 100
 	xOf := func(t float64) bool { return !logX || t >= lo }
 
-	dens := plot.New()
+	dens := gplot.New()
 	dens.X.Label.Text = "settle time (s)"
 	dens.Y.Label.Text = "density (1/s)"
 	if logX {
@@ -122,12 +124,12 @@ func panels(d *Density, s *ingest.Sample, opt PlotOptions) []*plot.Plot {
 		addComponents(dens, d, xOf, logX)
 	}
 	// Point masses as vertical lines the height of the plot. Spikes are in
-	// the estimate's density, and drawn by themselves too (see Atom), as
+	// the estimate's density, and drawn by themselves too (see fit.Atom), as
 	// mixture components are. The height is set without the spikes and
 	// narrow mixture components: a spike may be far taller, and is cut
 	// rather than squash the rest.
 	peak := 0.0
-	spikes := spikeDensity(d.T, d.Atoms)
+	spikes := d.SpikePDFs()
 	for i, t := range d.T {
 		if !xOf(t) || (d.Mixture != nil && narrowAt(d.Mixture, t)) {
 			continue
@@ -167,7 +169,7 @@ func panels(d *Density, s *ingest.Sample, opt PlotOptions) []*plot.Plot {
 		dens.Y.Max = 1.05 * top // cut a spike, not squash the curve
 	}
 
-	sp := plot.New()
+	sp := gplot.New()
 	sp.X.Label.Text = "settle time (s)"
 	sp.Y.Label.Text = "survival P(T > t)"
 	sp.Y.Min, sp.Y.Max = 0, 1
@@ -176,12 +178,11 @@ func panels(d *Density, s *ingest.Sample, opt PlotOptions) []*plot.Plot {
 	name := "data"
 	switch {
 	case s != nil && s.Len() > 0:
-		sub := subsample(s, KSMaxItems)
-		x, F, _ = empiricalSteps(sub, sub != s)
+		x, F = fit.EmpiricalSteps(s)
 		if s.CensoredCount() > 0 {
 			name = "data (Kaplan–Meier)"
 		}
-		k := KSDistance(d, s)
+		k := fit.KSDistance(d, s)
 		sp.Title.Text = "survival; Kolmogorov–Smirnov distance " + k.String()
 	case d.KM != nil:
 		x = d.KM.T
@@ -196,15 +197,15 @@ func panels(d *Density, s *ingest.Sample, opt PlotOptions) []*plot.Plot {
 	}
 	addLine(sp, surv, color.RGBA{B: 200, A: 255}, "estimate")
 
-	hp := plot.New()
+	hp := gplot.New()
 	hp.X.Label.Text = "settle time (s)"
 	hp.Y.Label.Text = "hazard (1/s)"
 	addLine(hp, haz, color.RGBA{G: 140, A: 255}, "estimate")
 
-	for _, p := range []*plot.Plot{dens, sp, hp} {
+	for _, p := range []*gplot.Plot{dens, sp, hp} {
 		if logX {
-			p.X.Scale = plot.LogScale{}
-			p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+			p.X.Scale = gplot.LogScale{}
+			p.X.Tick.Marker = gplot.LogTicks{Prec: -1}
 			p.X.Min = lo
 		} else {
 			p.X.Min = 0
@@ -212,13 +213,13 @@ func panels(d *Density, s *ingest.Sample, opt PlotOptions) []*plot.Plot {
 		p.X.Max = xMax(d)
 		p.Add(plotter.NewGrid())
 	}
-	return []*plot.Plot{dens, sp, hp}
+	return []*gplot.Plot{dens, sp, hp}
 }
 
 // xMax is where the plots end: the horizon, or, when the last 0.01 % of
 // the settled mass lands well before it (the default horizon reaches the
 // oldest pending item), twice that time, so the settles fill the plot.
-func xMax(d *Density) float64 {
+func xMax(d *fit.Density) float64 {
 	H := d.Horizon()
 	last := d.CDFs[len(d.CDFs)-1]
 	for i, c := range d.CDFs {
@@ -229,7 +230,7 @@ func xMax(d *Density) float64 {
 	return H
 }
 
-func title(d *Density) string {
+func title(d *fit.Density) string {
 	t := fmt.Sprintf("%s, n=%d", d.Method, d.N)
 	if m := d.Mixture; m != nil {
 		t += fmt.Sprintf(", K=%d", m.K())
@@ -250,7 +251,7 @@ func title(d *Density) string {
 // timeout spike) make most of the mixture's density at t: the plot's
 // height is set without them, as for spikes, so they are cut rather
 // than squash the rest.
-func narrowAt(m *Mixture, t float64) bool {
+func narrowAt(m *fit.Mixture, t float64) bool {
 	var narrow, all float64
 	for _, c := range m.Components {
 		p := c.PDF(t)
@@ -265,7 +266,7 @@ func narrowAt(m *Mixture, t float64) bool {
 // addComponents draws each mixture component's weighted density
 // π_k·f_k(t) (on a log axis t·π_k·f_k(t), as the estimate) as a thin
 // line under the total, named by its share and median.
-func addComponents(p *plot.Plot, d *Density, xOf func(float64) bool, logX bool) {
+func addComponents(p *gplot.Plot, d *fit.Density, xOf func(float64) bool, logX bool) {
 	for _, c := range d.Mixture.Components {
 		var xy plotter.XYs
 		for _, t := range d.T {
@@ -295,7 +296,7 @@ func addComponents(p *plot.Plot, d *Density, xOf func(float64) bool, logX bool) 
 
 // addLine adds a line named in the legend (unless name is ""); it returns
 // nil when there is nothing to draw.
-func addLine(p *plot.Plot, xy plotter.XYs, c color.Color, name string) *plotter.Line {
+func addLine(p *gplot.Plot, xy plotter.XYs, c color.Color, name string) *plotter.Line {
 	if len(xy) == 0 {
 		return nil
 	}
@@ -345,7 +346,7 @@ func surviveSteps(x, F []float64, show func(float64) bool, horizon float64) plot
 // histogram bins the settled times within the grid (log-spaced bins on a
 // log axis) with heights on the density panel's scale, each settled item
 // weighing its share of the estimate's mass (KM jumps when censored).
-func histogram(d *Density, s *ingest.Sample, lo float64, logX bool) *plotter.Histogram {
+func histogram(d *fit.Density, s *ingest.Sample, lo float64, logX bool) *plotter.Histogram {
 	const nb = 60
 	H := d.Horizon()
 	edges := make([]float64, nb+1)
@@ -362,21 +363,10 @@ func histogram(d *Density, s *ingest.Sample, lo float64, logX bool) *plotter.His
 		bins[i] = plotter.HistogramBin{Min: edges[i], Max: edges[i+1]}
 	}
 	// Settled items and their masses: their KM shares with censoring.
-	times, mass := s.Times, masses{}
-	censored := s.CensoredCount() > 0
-	if censored {
-		_, times, mass = kaplanMeier(s)
-	}
-	mc := mass.cursor(times, 0)
-	W := s.TotalWeight()
 	found := false
-	for i, t := range times {
+	for t, w := range fit.SettledMasses(s) {
 		if t > H || (logX && t < lo) {
 			continue
-		}
-		w := s.Weight(i) / W
-		if censored {
-			w = mc.of(i)
 		}
 		var k int
 		if logX {
@@ -405,20 +395,20 @@ func histogram(d *Density, s *ingest.Sample, lo float64, logX bool) *plotter.His
 }
 
 // drawPlots stacks the plots vertically on c.
-func drawPlots(ps []*plot.Plot, c draw.Canvas) {
-	rows := make([][]*plot.Plot, len(ps))
+func drawPlots(ps []*gplot.Plot, c draw.Canvas) {
+	rows := make([][]*gplot.Plot, len(ps))
 	for i, p := range ps {
-		rows[i] = []*plot.Plot{p}
+		rows[i] = []*gplot.Plot{p}
 	}
 	tiles := draw.Tiles{Rows: len(ps), Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadX: vg.Points(6), PadY: vg.Points(12)}
-	canvases := plot.Align(rows, tiles, c)
+	canvases := gplot.Align(rows, tiles, c)
 	for i, p := range ps {
 		p.Draw(canvases[i][0])
 	}
 }
 
 // writePlots stacks the plots vertically and writes them atomically.
-func writePlots(ps []*plot.Plot, path, ext string) error {
+func writePlots(ps []*gplot.Plot, path, ext string) error {
 	w, h := plotWidth, plotHeight
 	var c draw.Canvas
 	var save func(w io.Writer) error

@@ -12,8 +12,8 @@ import (
 
 	"sync"
 
-	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/bulk"
+	"github.com/pollfit/pollfit/sample"
 )
 
 // Bandwidth rules accepted by Options.Bandwidth (besides a positive
@@ -1114,7 +1114,7 @@ func (s wsample) itemWidth() float64 {
 // neighbour is the next sub-interval's item, one sub-interval away, or
 // the next bin's where the bin has one item. A point bin's items repeat
 // one time: their width is 0, as is that of a time ≤ 0 in ln t.
-func itemWidths(s *ingest.Sample, logDom bool) []float64 {
+func itemWidths(s *sample.Sample, logDom bool) []float64 {
 	width := make([]float64, s.Len())
 	groups := map[int64][]int{}
 	for i := range s.Times {

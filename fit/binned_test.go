@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -76,7 +77,7 @@ func TestBinnedFit(t *testing.T) {
 
 // logBins bins the sample in perDecade log-spaced bins per decade, with
 // their censored counts, as docs/scale.md's recipes do (no zeros here).
-func logBins(t *testing.T, s *ingest.Sample, perDecade float64) *ingest.Sample {
+func logBins(t *testing.T, s *sample.Sample, perDecade float64) *sample.Sample {
 	t.Helper()
 	type bin struct{ count, cens float64 }
 	bins := map[float64]*bin{}
@@ -123,7 +124,7 @@ func TestBinnedSJMatchesRaw(t *testing.T) {
 	}
 	const n = 200_000
 	r := pcg(61)
-	mix := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+	mix := &sample.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
 	for i := range mix.Times {
 		mu, sigma := math.Log(3.5), 0.8
 		if r.Float64() < 0.4 {
@@ -137,7 +138,7 @@ func TestBinnedSJMatchesRaw(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		raw  *ingest.Sample
+		raw  *sample.Sample
 		rule string
 		tol  float64
 	}{
@@ -225,7 +226,7 @@ func loadSJBinned(t *testing.T) []sjBinnedCase {
 }
 
 // binnedSample reads bins (lower, upper, count) as --binned input does.
-func binnedSample(t *testing.T, lower, upper, count []float64) *ingest.Sample {
+func binnedSample(t *testing.T, lower, upper, count []float64) *sample.Sample {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("lower,upper,count\n")

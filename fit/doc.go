@@ -1,5 +1,5 @@
-// Package fit estimates the distribution of settle times from an
-// ingest.Sample: density, CDF, survival, hazard on a grid, with point
+// Package fit estimates the distribution of settle times from a
+// sample.Sample: density, CDF, survival, hazard on a grid, with point
 // masses (atoms) and deadline spikes kept apart from the smooth part.
 //
 // Estimate is the entry point. Its default is a Gaussian kernel density
@@ -14,8 +14,9 @@
 // well it fits (ks.go, holdout.go). Results carry Warnings about few
 // samples, ties and heavy censoring instead of logging them.
 //
-// Reading the logs is package ingest's job: fit imports it only for the
-// Sample type. Drawing is the command's: fit exports the curves a figure
+// Reading the logs is package ingest's job, which returns the
+// sample.Sample fit takes: fit imports package sample, not the readers
+// and their codecs. Drawing is the command's: fit exports the curves a figure
 // reads (EmpiricalSteps, SettledMasses, Density.SpikePDFs) and imports
 // no plotting package.
 package fit

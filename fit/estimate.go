@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/bulk"
+	"github.com/pollfit/pollfit/sample"
 )
 
 // Options configures Estimate. The zero value means: Gaussian KDE of ln t
@@ -146,7 +146,7 @@ const maxFFT = 1 << 20
 // Errors: ErrNoRows for an empty sample, ErrOption for bad options, a
 // sample validation error, ErrBandwidth when the bandwidth rule has no
 // answer on the data.
-func Estimate(s *ingest.Sample, opt Options) (*Density, error) {
+func Estimate(s *sample.Sample, opt Options) (*Density, error) {
 	if s.Len() == 0 {
 		return nil, fmt.Errorf("fit: %w", ErrNoRows)
 	}
@@ -173,7 +173,7 @@ func Estimate(s *ingest.Sample, opt Options) (*Density, error) {
 			opt.Horizon = 1
 		}
 	}
-	train, test := s, (*ingest.Sample)(nil)
+	train, test := s, (*sample.Sample)(nil)
 	if opt.Holdout > 0 {
 		train, test = split(s, opt.Holdout, opt.Seed)
 	}
@@ -287,7 +287,7 @@ func plural(n int, one string, many ...string) string {
 }
 
 // estimate fits the (training) sample with resolved options.
-func estimate(s *ingest.Sample, opt Options) (*Density, error) {
+func estimate(s *sample.Sample, opt Options) (*Density, error) {
 	H := opt.Horizon
 	d := &Density{N: s.Len(), Censored: s.CensoredCount(), Method: opt.Method, Warnings: []string{}, Atoms: []Atom{}}
 	switch {
@@ -402,7 +402,7 @@ func estimate(s *ingest.Sample, opt Options) (*Density, error) {
 // (sortSettledFirst) when opt.Reorder allows it and the fit reads the
 // sample no further: the parametric and mixture fits read it in its
 // order, whose sums round by it.
-func kaplanMeierOf(s *ingest.Sample, opt Options) (*KaplanMeier, []float64, masses) {
+func kaplanMeierOf(s *sample.Sample, opt Options) (*KaplanMeier, []float64, masses) {
 	plain := s.Weights == nil && !s.HasSegments() && s.Created == nil
 	if opt.Reorder && plain && (opt.Method == "kde" || opt.Method == "histogram") {
 		if k, ok := sortSettledFirst(s); ok {
@@ -423,14 +423,14 @@ func kaplanMeierOf(s *ingest.Sample, opt Options) (*KaplanMeier, []float64, mass
 // mass, the distribution is then
 //
 //	F(t) = Σ atoms by t + (1 − A)·F_mix(t).
-func (d *Density) mixture(s *ingest.Sample, t, m, cw []float64, k int, opt Options) (*Density, error) {
+func (d *Density) mixture(s *sample.Sample, t, m, cw []float64, k int, opt Options) (*Density, error) {
 	ms := s
 	var apart []Atom
 	if opt.Atoms == "auto" && len(t) >= AtomMinCount {
 		kept, atoms := d.keptShares(t, m, cw, opt)
 		if len(atoms) > 0 {
 			apart = atoms
-			ms = &ingest.Sample{}
+			ms = &sample.Sample{}
 			for i, v := range t {
 				w := kept[i]
 				if cw != nil {

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -106,7 +106,7 @@ func TestIssue11SubMillisecond(t *testing.T) {
 	if lo < 8e-6 || hi > 2e-3 {
 		t.Fatalf("sample spans %g–%g s, want about 10–900 µs", lo, hi)
 	}
-	d, err := Estimate(&ingest.Sample{Times: x}, Options{})
+	d, err := Estimate(&sample.Sample{Times: x}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestAtoms(t *testing.T) {
 	// adds its own ~0.0006 (lognormal density at 60 s × 1 s × 0.7) at 60
 	// and ≈ 0.0002 below 0.5 s: tolerance 0.01 is ≈ 5 sd.
 	for _, dom := range []string{DomainLog, DomainLinear, DomainReflect} {
-		d, err := Estimate(&ingest.Sample{Times: mixed}, Options{Domain: dom})
+		d, err := Estimate(&sample.Sample{Times: mixed}, Options{Domain: dom})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +175,7 @@ func TestAtoms(t *testing.T) {
 	}
 	for name, x := range smooth {
 		for _, dom := range []string{DomainLinear, DomainReflect} {
-			d, err := Estimate(&ingest.Sample{Times: x}, Options{Domain: dom})
+			d, err := Estimate(&sample.Sample{Times: x}, Options{Domain: dom})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +190,7 @@ func TestAtoms(t *testing.T) {
 // value repeats; that must not make atoms (issue 4).
 func TestAtomsJuliaCI(t *testing.T) {
 	x := readColumn(t, filepath.Join("..", "fixtures", "julia_ci_job_durations.csv"), "duration_s")
-	d, err := Estimate(&ingest.Sample{Times: x}, Options{})
+	d, err := Estimate(&sample.Sample{Times: x}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestEstimateRecovers(t *testing.T) {
 		{Method: "histogram"},
 		{Method: "lognormal"},
 	} {
-		d, err := Estimate(&ingest.Sample{Times: x}, opt)
+		d, err := Estimate(&sample.Sample{Times: x}, opt)
 		if err != nil {
 			t.Fatalf("Estimate(%+v): %v", opt, err)
 		}
@@ -240,7 +240,7 @@ func TestStuckShare(t *testing.T) {
 	x := sampleOf(truth, 5000, 0)
 	H := truth.Quantile(0.8)
 	for _, m := range []string{"kde", "histogram", "exponential"} {
-		d, err := Estimate(&ingest.Sample{Times: x}, Options{Horizon: H, Method: m})
+		d, err := Estimate(&sample.Sample{Times: x}, Options{Horizon: H, Method: m})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +260,7 @@ func TestCensoredEstimate(t *testing.T) {
 	r := pcg(11)
 	truth := distuv.Exponential{Rate: 0.05, Src: r}
 	const n = 5000
-	s := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+	s := &sample.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
 	for i := range n {
 		v, c := truth.Rand(), 60*r.Float64()
 		s.Times[i], s.Censored[i] = math.Min(v, c), c < v
@@ -311,7 +311,7 @@ func TestMaxLikelihoodRecovers(t *testing.T) {
 		}
 		r := pcg(16)
 		const n = 5000
-		s := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+		s := &sample.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
 		for i := range n {
 			v, cut := c.d.Rand(), want.Quantile(0.5)+want.Quantile(0.9)*r.Float64()
 			s.Times[i], s.Censored[i] = math.Min(v, cut), cut < v
@@ -428,11 +428,11 @@ func TestHoldoutLogLik(t *testing.T) {
 	d, _ := ParseDist("exponential:rate=0.1")
 	den := d.Density(1000, 4000)
 	den.Resolution = 1
-	ll, _ := HoldoutLogLik(den, &ingest.Sample{Times: []float64{10}})
+	ll, _ := HoldoutLogLik(den, &sample.Sample{Times: []float64{10}})
 	if want := math.Log(math.Exp(-0.95) - math.Exp(-1.05)); !scalar.EqualWithinAbs(ll, want, 1e-4) {
 		t.Errorf("HoldoutLogLik(settled 10) = %.6g, want %.6g", ll, want)
 	}
-	ll, _ = HoldoutLogLik(den, &ingest.Sample{Times: []float64{10}, Censored: []bool{true}})
+	ll, _ = HoldoutLogLik(den, &sample.Sample{Times: []float64{10}, Censored: []bool{true}})
 	if !scalar.EqualWithinAbs(ll, -1, 1e-5) { // grid interpolation of the CDF
 		t.Errorf("HoldoutLogLik(censored 10) = %.6g, want -1", ll)
 	}
@@ -442,12 +442,12 @@ func TestHoldoutLogLik(t *testing.T) {
 // round(F·n), and the fit uses the rest.
 func TestHoldoutSplit(t *testing.T) {
 	x := sampleOf(distuv.LogNormal{Mu: 2, Sigma: 1, Src: pcg(17)}, 1000, 0)
-	a, err := Estimate(&ingest.Sample{Times: x}, Options{Holdout: 0.25, Seed: 3})
+	a, err := Estimate(&sample.Sample{Times: x}, Options{Holdout: 0.25, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Estimate(&ingest.Sample{Times: x}, Options{Holdout: 0.25, Seed: 3})
-	c, _ := Estimate(&ingest.Sample{Times: x}, Options{Holdout: 0.25, Seed: 4})
+	b, _ := Estimate(&sample.Sample{Times: x}, Options{Holdout: 0.25, Seed: 3})
+	c, _ := Estimate(&sample.Sample{Times: x}, Options{Holdout: 0.25, Seed: 4})
 	if a.HoldoutN != 250 || a.N != 750 {
 		t.Errorf("HoldoutN, N = %d, %d, want 250, 750", a.HoldoutN, a.N)
 	}
@@ -480,7 +480,7 @@ func TestISJNormal(t *testing.T) {
 }
 
 func TestOptionsErrors(t *testing.T) {
-	s := &ingest.Sample{Times: []float64{1, 2, 3}}
+	s := &sample.Sample{Times: []float64{1, 2, 3}}
 	for _, opt := range []Options{
 		{Method: "spline"}, {Domain: "sqrt"}, {Atoms: "yes"}, {Holdout: 1}, {Grid: 2}, {Grid: 15}, {Bandwidth: "wide"}, {Bandwidth: "-1"}, {Bandwidth: "Inf"},
 	} {
@@ -488,7 +488,7 @@ func TestOptionsErrors(t *testing.T) {
 			t.Errorf("Estimate(%+v) error = %v, want ErrOption", opt, err)
 		}
 	}
-	if _, err := Estimate(&ingest.Sample{}, Options{}); err == nil {
+	if _, err := Estimate(&sample.Sample{}, Options{}); err == nil {
 		t.Error("Estimate(empty) = nil error, want ErrNoRows")
 	}
 }
@@ -497,7 +497,7 @@ func TestOptionsErrors(t *testing.T) {
 // with ties and a zero, and the result encodes as JSON (no NaN or Inf).
 // ISJ has no fixed point on 12 settles; the fallback is reported.
 func TestSmallSample(t *testing.T) {
-	s := &ingest.Sample{
+	s := &sample.Sample{
 		Times:    []float64{0, 1, 2, 2, 3, 5, 8, 8, 8, 8, 8, 8, 13, 20},
 		Censored: []bool{false, false, false, true, false, false, false, false, false, false, false, false, true, false},
 	}
@@ -522,11 +522,11 @@ func TestSmallSample(t *testing.T) {
 // quantile(c(1, 2, 3, 4, 10), 0.9) = 4 + 0.6·6 = 7.6, with a censored 100
 // left out; with weights, an item of weight 2 counts twice.
 func TestSettledQuantile(t *testing.T) {
-	s := &ingest.Sample{Times: []float64{10, 1, 100, 3, 2, 4}, Censored: []bool{false, false, true, false, false, false}}
+	s := &sample.Sample{Times: []float64{10, 1, 100, 3, 2, 4}, Censored: []bool{false, false, true, false, false, false}}
 	if q, n := SettledQuantile(s, 0.9); math.Abs(q-7.6) > 1e-12 || n != 5 {
 		t.Errorf("SettledQuantile(0.9) = %g, %d; want 7.6, 5", q, n)
 	}
-	all := &ingest.Sample{Times: []float64{5}, Censored: []bool{true}}
+	all := &sample.Sample{Times: []float64{5}, Censored: []bool{true}}
 	if q, n := SettledQuantile(all, 0.5); q != 0 || n != 0 {
 		t.Errorf("all censored: SettledQuantile = %g, %d; want 0, 0", q, n)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -48,7 +48,7 @@ func TestIssue15HorizonBeforeSettles(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d, err := Estimate(&ingest.Sample{Times: append([]float64(nil), x...)}, c.opt)
+			d, err := Estimate(&sample.Sample{Times: append([]float64(nil), x...)}, c.opt)
 			if !c.wantErr {
 				if err != nil {
 					t.Fatalf("Estimate(H = %g) = %v, want a fit", c.opt.Horizon, err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -56,12 +57,12 @@ func TestISJAdaptiveBins(t *testing.T) {
 	}
 	type tc struct {
 		name string
-		s    *ingest.Sample
+		s    *sample.Sample
 	}
 	var cases []tc
 	for _, g := range gens {
 		for _, n := range []int{50, 1000, 10_000, 100_000, 1_000_000} {
-			cases = append(cases, tc{fmt.Sprintf("%s/n=%d", g.name, n), &ingest.Sample{Times: g.f(n)}})
+			cases = append(cases, tc{fmt.Sprintf("%s/n=%d", g.name, n), &sample.Sample{Times: g.f(n)}})
 		}
 	}
 	for _, n := range []int{200, 10_000, 1_000_000} {

@@ -10,8 +10,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/bulk"
+	"github.com/pollfit/pollfit/sample"
 )
 
 // KaplanMeier is the product-limit estimate of the survival function from
@@ -74,7 +74,7 @@ func (km *KaplanMeier) Thin() *KaplanMeier {
 
 // NewKaplanMeier computes the Kaplan–Meier estimate of the sample. It
 // returns an empty estimate when no item settled.
-func NewKaplanMeier(s *ingest.Sample) *KaplanMeier {
+func NewKaplanMeier(s *sample.Sample) *KaplanMeier {
 	km, _, _ := kaplanMeier(s)
 	return km
 }
@@ -88,7 +88,7 @@ func NewKaplanMeier(s *ingest.Sample) *KaplanMeier {
 // (Efron's redistribution to the right), and the items come sorted by
 // time (in the sample's order when weighted); the masses then sum to
 // 1 − S at the last settle.
-func SettledMasses(s *ingest.Sample) iter.Seq2[float64, float64] {
+func SettledMasses(s *sample.Sample) iter.Seq2[float64, float64] {
 	return func(yield func(t, mass float64) bool) {
 		if s.CensoredCount() == 0 {
 			W := s.TotalWeight()
@@ -115,7 +115,7 @@ func SettledMasses(s *ingest.Sample) iter.Seq2[float64, float64] {
 // Without weights the items come sorted by time and the shares as a table
 // by event time (km.T: see masses); with them, in sample order, one share
 // an item.
-func kaplanMeier(s *ingest.Sample) (km *KaplanMeier, times []float64, mass masses) {
+func kaplanMeier(s *sample.Sample) (km *KaplanMeier, times []float64, mass masses) {
 	if s.Weights != nil {
 		return kaplanMeierWeighted(s)
 	}
@@ -215,7 +215,7 @@ func (st *kmStep) add(km *KaplanMeier, t, d, atRisk float64) {
 // kaplanMeierWeighted is kaplanMeier for weighted (binned) samples, which
 // are small: item indexes sorted by time, events before censorings. The
 // settled items come back in sample order.
-func kaplanMeierWeighted(s *ingest.Sample) (*KaplanMeier, []float64, masses) {
+func kaplanMeierWeighted(s *sample.Sample) (*KaplanMeier, []float64, masses) {
 	n := s.Len()
 	idx := make([]int, n)
 	for i := range idx {
@@ -278,7 +278,7 @@ func kaplanMeierWeighted(s *ingest.Sample) (*KaplanMeier, []float64, masses) {
 // Times and Censored, which move together. The sort orders the floats'
 // bits, in which −0 is last; ok is false, and s unchanged, when a time is
 // −0 (kaplanMeier's copies turn it into +0, which is not for here to do).
-func sortSettledFirst(s *ingest.Sample) (k int, ok bool) {
+func sortSettledFirst(s *sample.Sample) (k int, ok bool) {
 	if s.Weights != nil || s.HasSegments() || s.Created != nil {
 		panic("fit: sortSettledFirst: a sample with columns beyond Times and Censored")
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 )
 
 // TestKaplanMeierPaths: the sort-free-of-indexes path for raw samples and
@@ -15,12 +15,12 @@ import (
 func TestKaplanMeierPaths(t *testing.T) {
 	r := pcg(31)
 	n := 3 << 19 // above sortFloats' two-core threshold
-	s := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+	s := &sample.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
 	for i := range s.Times {
 		s.Times[i] = math.Round(r.ExpFloat64()*1000) / 100 // ties at 10 ms
 		s.Censored[i] = r.Float64() < 0.2
 	}
-	w := &ingest.Sample{Times: s.Times, Censored: s.Censored, Weights: make([]float64, n)}
+	w := &sample.Sample{Times: s.Times, Censored: s.Censored, Weights: make([]float64, n)}
 	for i := range w.Weights {
 		w.Weights[i] = 1
 	}
@@ -187,15 +187,15 @@ func TestSettledMasses(t *testing.T) {
 	type tm struct{ t, mass float64 }
 	for _, tc := range []struct {
 		name string
-		s    *ingest.Sample
+		s    *sample.Sample
 		want []tm
 	}{
-		{"weighted, no censoring", &ingest.Sample{Times: []float64{5, 1}, Weights: []float64{1, 3}}, []tm{{5, 0.25}, {1, 0.75}}},
-		{"censored", &ingest.Sample{Times: []float64{3, 2, 4, 1, 2}, Censored: []bool{false, true, true, false, false}},
+		{"weighted, no censoring", &sample.Sample{Times: []float64{5, 1}, Weights: []float64{1, 3}}, []tm{{5, 0.25}, {1, 0.75}}},
+		{"censored", &sample.Sample{Times: []float64{3, 2, 4, 1, 2}, Censored: []bool{false, true, true, false, false}},
 			[]tm{{1, 0.2}, {2, 0.2}, {3, 0.3}}},
-		{"censored, weighted", &ingest.Sample{Times: []float64{2, 1, 3}, Censored: []bool{false, true, false}, Weights: []float64{2, 1, 1}},
+		{"censored, weighted", &sample.Sample{Times: []float64{2, 1, 3}, Censored: []bool{false, true, false}, Weights: []float64{2, 1, 1}},
 			[]tm{{2, 2.0 / 3}, {3, 1.0 / 3}}},
-		{"empty", &ingest.Sample{}, nil},
+		{"empty", &sample.Sample{}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []tm

@@ -3,7 +3,7 @@ package fit
 import (
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -31,14 +31,14 @@ func TestIssue11KSSubsampleNamed(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			x := sampleOf(ln, c.n, 0)
-			d, err := Estimate(&ingest.Sample{Times: append([]float64(nil), x...)}, Options{Horizon: 20})
+			d, err := Estimate(&sample.Sample{Times: append([]float64(nil), x...)}, Options{Horizon: 20})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if d.KS.Subsample != c.wantSubsample {
 				t.Errorf("in-sample KS.Subsample = %d, want %d", d.KS.Subsample, c.wantSubsample)
 			}
-			k := KSDistance(d, &ingest.Sample{Times: x})
+			k := KSDistance(d, &sample.Sample{Times: x})
 			if k.Subsample != c.wantSubsample {
 				t.Errorf("KSDistance(…).Subsample = %d, want %d", k.Subsample, c.wantSubsample)
 			}
@@ -58,7 +58,7 @@ func TestIssue11KSSubsampleNamed(t *testing.T) {
 			cens[i], x[i] = true, x[i]/2
 		}
 	}
-	s := &ingest.Sample{Times: x, Censored: cens}
+	s := &sample.Sample{Times: x, Censored: cens}
 	d, err := Estimate(s, Options{Horizon: 20})
 	if err != nil {
 		t.Fatal(err)

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/bulk"
+	"github.com/pollfit/pollfit/sample"
 )
 
 // MixtureOptions configures MixtureEM. The zero value chooses the number
@@ -70,7 +70,7 @@ const (
 // ch. 2–3), as a mixture of normals of y = ln t.
 //
 // Data. A settled item at t > 0 contributes w·ln f(t), a right-censored
-// one w·ln S(c), with weights w (ingest.Sample.Weights; binned input). Times
+// one w·ln S(c), with weights w (sample.Sample.Weights; binned input). Times
 // rounded to a resolution δ (see Density.Resolution) are grouped data:
 // an item recorded as v lies in [v − δ/2, v + δ/2], and where that cell
 // is wider than the σ floor in ln t (v below about δ/σ_min = 1000δ) it
@@ -128,7 +128,7 @@ const (
 //
 // Errors: no settled item with t > 0, or fewer distinct settled times
 // than 2K.
-func MixtureEM(s *ingest.Sample, o MixtureOptions) (*Mixture, error) {
+func MixtureEM(s *sample.Sample, o MixtureOptions) (*Mixture, error) {
 	if o.MaxK <= 0 {
 		o.MaxK = DefaultMaxComponents
 	}
@@ -301,7 +301,7 @@ func (p *emParams) clone() *emParams {
 
 // mixtureData builds the EM's view of the sample (see MixtureEM); with
 // stuck, censored items may never settle.
-func mixtureData(s *ingest.Sample, stuck bool) *emData {
+func mixtureData(s *sample.Sample, stuck bool) *emData {
 	delta := resolution(s.Times)
 	d := &emData{delta: delta}
 	// Settled v < vWide is a resolution cell wider than mixSigmaMin in ln t.
@@ -417,7 +417,7 @@ var mixBinAbove = mixCells
 // between lo and hi), ln t ascending with weights and within-variance:
 // every distinct time once (ties merged) when n ≤ mixBinAbove, else the
 // non-empty ones of the given number of cells of equal width in ln t.
-func collect(s *ingest.Sample, n int, lo, hi float64, cells int, get func(i int) (float64, bool)) (y, w, v []float64, used int) {
+func collect(s *sample.Sample, n int, lo, hi float64, cells int, get func(i int) (float64, bool)) (y, w, v []float64, used int) {
 	if n == 0 {
 		return nil, nil, nil, 0
 	}

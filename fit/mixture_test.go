@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
@@ -33,8 +34,8 @@ func drawMixture(r *rand.Rand, n int, comps []Component) []float64 {
 }
 
 // censorAt censors the times at the ages drawn uniform on [lo, hi].
-func censorAt(r *rand.Rand, t []float64, lo, hi float64) *ingest.Sample {
-	s := &ingest.Sample{Times: make([]float64, len(t)), Censored: make([]bool, len(t))}
+func censorAt(r *rand.Rand, t []float64, lo, hi float64) *sample.Sample {
+	s := &sample.Sample{Times: make([]float64, len(t)), Censored: make([]bool, len(t))}
 	for i, v := range t {
 		age := lo + (hi-lo)*r.Float64()
 		if v > age {
@@ -82,7 +83,7 @@ func TestMixtureRecovery(t *testing.T) {
 		name   string
 		n      int
 		comps  []Component
-		sample func(r *rand.Rand, t []float64) *ingest.Sample
+		sample func(r *rand.Rand, t []float64) *sample.Sample
 		stuck  float64 // the share that never settles
 		factor float64
 	}{
@@ -99,7 +100,7 @@ func TestMixtureRecovery(t *testing.T) {
 			n:      20000,
 			comps:  []Component{{0.40, ln(1.5), 0.5}, {0.50, ln(14), 0.45}, {0.07, ln(150), 0.8}},
 			stuck:  0.03,
-			sample: func(r *rand.Rand, t []float64) *ingest.Sample { return censorAt(r, t, 300, 3600) },
+			sample: func(r *rand.Rand, t []float64) *sample.Sample { return censorAt(r, t, 300, 3600) },
 			factor: 1.5,
 		},
 		{
@@ -113,12 +114,12 @@ func TestMixtureRecovery(t *testing.T) {
 			name:  "weighted counts at 0.1 s",
 			n:     10000,
 			comps: []Component{{0.5, ln(2), 0.3}, {0.5, ln(20), 0.5}},
-			sample: func(_ *rand.Rand, t []float64) *ingest.Sample {
+			sample: func(_ *rand.Rand, t []float64) *sample.Sample {
 				counts := map[float64]float64{}
 				for _, v := range t {
 					counts[math.Round(v*10)/10]++
 				}
-				s := &ingest.Sample{}
+				s := &sample.Sample{}
 				for v, c := range counts {
 					s.Times = append(s.Times, v)
 					s.Weights = append(s.Weights, c)
@@ -132,11 +133,11 @@ func TestMixtureRecovery(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(i+1), 11))
 			times := drawMixture(r, tc.n, tc.comps)
-			var s *ingest.Sample
+			var s *sample.Sample
 			if tc.sample != nil {
 				s = tc.sample(r, times)
 			} else {
-				s = &ingest.Sample{Times: times}
+				s = &sample.Sample{Times: times}
 			}
 			if tc.factor == 0 {
 				tc.factor = 1
@@ -190,7 +191,7 @@ func TestMixtureMatchesR(t *testing.T) {
 	}
 	for _, c := range ref.Cases {
 		t.Run(c.Name, func(t *testing.T) {
-			s := &ingest.Sample{Times: c.X, Censored: make([]bool, len(c.X))}
+			s := &sample.Sample{Times: c.X, Censored: make([]bool, len(c.X))}
 			for i, ok := range c.Settled {
 				s.Censored[i] = !ok
 			}
@@ -236,10 +237,10 @@ func TestMixtureOneComponent(t *testing.T) {
 	times := drawMixture(r, 3000, []Component{{1, 1.2, 0.8}})
 	for _, tc := range []struct {
 		name string
-		s    *ingest.Sample
+		s    *sample.Sample
 		tol  float64
 	}{
-		{"exact times", &ingest.Sample{Times: times}, 1e-9},
+		{"exact times", &sample.Sample{Times: times}, 1e-9},
 		{"censored", censorAt(r, times, 1, 20), 2e-5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -296,8 +297,8 @@ func TestMixtureEMMonotone(t *testing.T) {
 func TestMixtureWeightsAreCounts(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	distinct := drawMixture(r, 400, []Component{{0.5, 0, 0.5}, {0.5, 2.5, 0.5}})
-	weighted := &ingest.Sample{}
-	repeated := &ingest.Sample{}
+	weighted := &sample.Sample{}
+	repeated := &sample.Sample{}
 	for i, v := range distinct {
 		c := 1 + i%5
 		weighted.Times = append(weighted.Times, v)
@@ -329,7 +330,7 @@ func TestMixtureWeightsAreCounts(t *testing.T) {
 func TestMixtureBinning(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	comps := []Component{{0.35, math.Log(0.05), 0.6}, {0.45, math.Log(3), 0.3}, {0.2, math.Log(400), 1}}
-	s := &ingest.Sample{Times: drawMixture(r, 30000, comps)}
+	s := &sample.Sample{Times: drawMixture(r, 30000, comps)}
 	binned, err := MixtureEM(s, MixtureOptions{K: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -362,7 +363,7 @@ func TestMixtureBinning(t *testing.T) {
 // as mass; the components fit the rest.
 func TestMixtureZeros(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
-	s := &ingest.Sample{Times: drawMixture(r, 2000, []Component{{1, 1, 0.5}})}
+	s := &sample.Sample{Times: drawMixture(r, 2000, []Component{{1, 1, 0.5}})}
 	for i := range 200 {
 		s.Times[i*10] = 0
 	}
@@ -493,13 +494,13 @@ func TestMixtureMethod(t *testing.T) {
 func TestMixtureErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		s    *ingest.Sample
+		s    *sample.Sample
 		k    int
 		want string
 	}{
-		{"all zero", &ingest.Sample{Times: []float64{0, 0, 0}}, 0, "settled items with time > 0"},
-		{"all censored", &ingest.Sample{Times: []float64{1, 2}, Censored: []bool{true, true}}, 0, "settled items with time > 0"},
-		{"too few for K", &ingest.Sample{Times: []float64{1, 2, 3, 4, 5}}, 3, "at least 6 distinct settled times"},
+		{"all zero", &sample.Sample{Times: []float64{0, 0, 0}}, 0, "settled items with time > 0"},
+		{"all censored", &sample.Sample{Times: []float64{1, 2}, Censored: []bool{true, true}}, 0, "settled items with time > 0"},
+		{"too few for K", &sample.Sample{Times: []float64{1, 2, 3, 4, 5}}, 3, "at least 6 distinct settled times"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := MixtureEM(tc.s, MixtureOptions{K: tc.k})
@@ -636,14 +637,14 @@ func TestMixtureWarnings(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		s    *ingest.Sample
+		s    *sample.Sample
 		o    MixtureOptions
 		want string
 	}{
-		{"iteration cap", &ingest.Sample{Times: two}, MixtureOptions{K: 3, MaxIter: 2}, "short of convergence (K=3)"},
-		{"largest K", &ingest.Sample{Times: two}, MixtureOptions{MaxK: 1}, "BIC chose the largest K tried (1)"},
-		{"ties", &ingest.Sample{Times: ties}, MixtureOptions{}, "at 60s is as narrow as allowed"},
-		{"one resolution cell", &ingest.Sample{Times: seconds}, MixtureOptions{}, "at 1.936s is narrower than the data's resolution (1s)"},
+		{"iteration cap", &sample.Sample{Times: two}, MixtureOptions{K: 3, MaxIter: 2}, "short of convergence (K=3)"},
+		{"largest K", &sample.Sample{Times: two}, MixtureOptions{MaxK: 1}, "BIC chose the largest K tried (1)"},
+		{"ties", &sample.Sample{Times: ties}, MixtureOptions{}, "at 60s is as narrow as allowed"},
+		{"one resolution cell", &sample.Sample{Times: seconds}, MixtureOptions{}, "at 1.936s is narrower than the data's resolution (1s)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := MixtureEM(tc.s, tc.o)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/stat"
 )
@@ -150,7 +150,7 @@ func TestKDEMatchesR(t *testing.T) {
 // events at every event time.
 func TestKaplanMeierMatchesSurvfit(t *testing.T) {
 	r := loadReference(t).KM
-	s := &ingest.Sample{Times: r.Time, Censored: make([]bool, len(r.Time))}
+	s := &sample.Sample{Times: r.Time, Censored: make([]bool, len(r.Time))}
 	for i, st := range r.Status {
 		s.Censored[i] = st == 0
 	}
@@ -184,7 +184,7 @@ func TestKaplanMeierMatchesSurvfit(t *testing.T) {
 // reference is the root of its profile equation (R uniroot), 1e-9.
 func TestMaxLikelihoodMatchesR(t *testing.T) {
 	ref := loadReference(t)
-	check := func(t *testing.T, s *ingest.Sample, fam string, want map[string]float64, tol float64) {
+	check := func(t *testing.T, s *sample.Sample, fam string, want map[string]float64, tol float64) {
 		t.Helper()
 		d, err := MaxLikelihood(fam, s)
 		if err != nil {
@@ -197,7 +197,7 @@ func TestMaxLikelihoodMatchesR(t *testing.T) {
 		}
 	}
 	for _, c := range ref.ML {
-		s := &ingest.Sample{Times: c.X}
+		s := &sample.Sample{Times: c.X}
 		t.Run(c.Name, func(t *testing.T) {
 			check(t, s, LogNormal, c.LogNormal, 1e-9)
 			check(t, s, Exponential, c.Exponential, 1e-9)
@@ -207,7 +207,7 @@ func TestMaxLikelihoodMatchesR(t *testing.T) {
 	}
 	t.Run("censored", func(t *testing.T) {
 		r := ref.KM
-		s := &ingest.Sample{Times: r.Time, Censored: make([]bool, len(r.Time))}
+		s := &sample.Sample{Times: r.Time, Censored: make([]bool, len(r.Time))}
 		for i, st := range r.Status {
 			s.Censored[i] = st == 0
 		}
@@ -280,7 +280,7 @@ func TestIssue11TiesBandwidthMatchesR(t *testing.T) {
 			t.Run(c.Name+"/"+dom, func(t *testing.T) {
 				fitted := func(rule string) *Density {
 					t.Helper()
-					d, err := Estimate(&ingest.Sample{Times: c.X}, Options{Domain: dom, Bandwidth: rule, Atoms: "off"})
+					d, err := Estimate(&sample.Sample{Times: c.X}, Options{Domain: dom, Bandwidth: rule, Atoms: "off"})
 					if err != nil {
 						t.Fatal(err)
 					}

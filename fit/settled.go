@@ -3,7 +3,7 @@ package fit
 import (
 	"math"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 )
 
 // SettledQuantile returns the p-quantile (0 ≤ p ≤ 1) of the settle times
@@ -25,7 +25,7 @@ import (
 // last settle (or before the first), the masses are equal (with Weights, proportional to the
 // weights) and the quantile is the type 7 quantile of the settled times
 // alone, computed as before this estimate: the same float.
-func SettledQuantile(s *ingest.Sample, p float64) (float64, int) {
+func SettledQuantile(s *sample.Sample, p float64) (float64, int) {
 	n := s.Len() - s.CensoredCount()
 	if n == 0 {
 		return 0, 0
@@ -47,7 +47,7 @@ func SettledQuantile(s *ingest.Sample, p float64) (float64, int) {
 // before the first settle, items leave the risk set before any jump
 // (each settle then carries 1/(n − those)); at or beyond the last, after
 // every jump.
-func censoredAmongSettles(s *ingest.Sample) bool {
+func censoredAmongSettles(s *sample.Sample) bool {
 	if s.CensoredCount() == 0 {
 		return false
 	}
@@ -67,7 +67,7 @@ func censoredAmongSettles(s *ingest.Sample) bool {
 
 // settledQuantileEqual is SettledQuantile when the settled items' masses
 // are equal: the type 7 quantile of their times.
-func settledQuantileEqual(s *ingest.Sample, p float64) float64 {
+func settledQuantileEqual(s *sample.Sample, p float64) float64 {
 	if s.Weights == nil {
 		n := s.Len() - s.CensoredCount()
 		// The order statistics are selected among the settled times

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -83,7 +83,7 @@ func TestIssue11SpikesOnlyWhereTheyFit(t *testing.T) {
 		{"cold sigma 0.05", mixture(57, 20000, []float64{0.64, 0.36}, []interface{ Rand() float64 }{warm(58), cold(59, 0.05)})},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d, err := Estimate(&ingest.Sample{Times: c.x}, Options{})
+			d, err := Estimate(&sample.Sample{Times: c.x}, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func TestIssue11SpikesOnlyWhereTheyFit(t *testing.T) {
 			distuv.LogNormal{Mu: 2.5, Sigma: 1, Src: pcg(61)},
 			distuv.Uniform{Min: 30, Max: 30.6, Src: pcg(62)},
 		})
-		d, err := Estimate(&ingest.Sample{Times: x}, Options{})
+		d, err := Estimate(&sample.Sample{Times: x}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -35,7 +36,7 @@ func TestSpikes(t *testing.T) {
 		// background (≈ 0.9 × lognormal density at 30 s × 1 s ≈ 0.01) is
 		// mostly taken out as μ.
 		for _, dom := range []string{DomainLog, DomainLinear, DomainReflect} {
-			d, err := Estimate(&ingest.Sample{Times: x}, Options{Domain: dom})
+			d, err := Estimate(&sample.Sample{Times: x}, Options{Domain: dom})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +71,7 @@ func TestNoSpikes(t *testing.T) {
 		"lognormal 1s res":  sampleOf(distuv.LogNormal{Mu: 5, Sigma: 1, Src: pcg(19)}, n, 1),
 	}
 	for name, x := range cases {
-		d, err := Estimate(&ingest.Sample{Times: x}, Options{})
+		d, err := Estimate(&sample.Sample{Times: x}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -216,11 +217,11 @@ func TestSpikeLeavesSmoothBackground(t *testing.T) {
 			x[i] = math.Round(x[i]*1000) / 1000
 		}
 	}
-	dw, err := Estimate(&ingest.Sample{Times: with}, Options{})
+	dw, err := Estimate(&sample.Sample{Times: with}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	do, err := Estimate(&ingest.Sample{Times: without}, Options{})
+	do, err := Estimate(&sample.Sample{Times: without}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 )
 
 // TestIssue18DensityValidate: every density Estimate and Dist.Density
@@ -17,14 +17,14 @@ import (
 // field and grid point.
 func TestIssue18DensityValidate(t *testing.T) {
 	times := readColumn(t, "../fixtures/payments.csv", "settle_s")
-	s := &ingest.Sample{Times: times}
-	cens := &ingest.Sample{Times: times, Censored: make([]bool, len(times))}
+	s := &sample.Sample{Times: times}
+	cens := &sample.Sample{Times: times, Censored: make([]bool, len(times))}
 	for i := range cens.Censored {
 		cens.Censored[i] = i%9 == 0
 	}
 	var good []*Density
 	for _, o := range []Options{{}, {Domain: DomainLinear}, {Domain: DomainReflect}, {Method: "histogram"}, {Method: "lognormal"}, {Method: "lognormal-mixture:2"}, {Atoms: "off"}} {
-		for _, smp := range []*ingest.Sample{s, cens} {
+		for _, smp := range []*sample.Sample{s, cens} {
 			d, err := Estimate(smp, o)
 			if err != nil {
 				t.Fatalf("%+v: %v", o, err)
@@ -105,7 +105,7 @@ func TestIssue18Options(t *testing.T) {
 	}
 	// ln t of the payments fixture spans −1.88 … 11.4 (0.152 s to
 	// 24.8 h): about 10 × 13.3 = 133 is the widest bandwidth taken there.
-	s := &ingest.Sample{Times: readColumn(t, "../fixtures/payments.csv", "settle_s")}
+	s := &sample.Sample{Times: readColumn(t, "../fixtures/payments.csv", "settle_s")}
 	for _, c := range []struct {
 		bw string
 		ok bool

@@ -4,9 +4,11 @@
 // It is the first stage of pollfit's pipeline, and a package of its own so
 // that the folder list shows it: ingest reads logs into a Sample, fit
 // estimates their distribution, optimize derives and scores poll
-// schedules, export writes them as code. The arrow runs one way: fit
-// imports ingest for Sample, ingest imports none of pollfit's stages, so
-// a program that only reads logs does not link the estimators.
+// schedules, export writes them as code. The arrow runs one way: the
+// Sample type lives in package sample, which ingest fills and fit reads,
+// so neither stage imports the other: a program that only reads logs does
+// not link the estimators, and one that only fits does not link the
+// readers. Sample here is an alias of sample.Sample.
 //
 // A row's settle time is a duration column or the difference of two
 // timestamp columns, in any unit (Unit, from the column's name when not

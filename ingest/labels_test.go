@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -311,122 +310,6 @@ func TestIssue18LabelsParquetDictionary(t *testing.T) {
 	}
 }
 
-// TestIssue18SegmentationInPlace: labels of a byte an item (Segment8) are
-// the segmentation's index, each rewritten to its part in place, and the
-// sample's labels and names go; the parts are those of the same labels in
-// four bytes (Segment), whose index is a second array (up to 2¹⁶ parts)
-// and which the sample keeps. With 250 segments below 2 rows folded into "other", a
-// segment without items, PartitionInPlace after (its buffer allocated),
-// and labels beyond 2¹⁶ parts, whose index is their own memory too.
-func TestIssue18SegmentationInPlace(t *testing.T) {
-	build := func(segments, items int, narrow bool) *Sample {
-		s := &Sample{}
-		for g := range segments {
-			s.SegmentNames = append(s.SegmentNames, fmt.Sprintf("s%05d", g))
-		}
-		for i := range items {
-			g := (i * 7919) % (segments - 1) // the last segment has no items
-			if segments <= 256 {
-				// Most items in three segments; one in 50 in the others
-				// but the last, most of which get one or none.
-				g = i % 3
-				if i%50 == 0 {
-					g = 3 + (i/50*7919)%(segments-4)
-				}
-			}
-			s.Times = append(s.Times, float64(i))
-			s.Censored = append(s.Censored, i%3 == 0)
-			if narrow {
-				s.Segment8 = append(s.Segment8, uint8(g))
-			} else {
-				s.Segment = append(s.Segment, int32(g))
-			}
-		}
-		return s
-	}
-	for _, c := range []struct {
-		name                     string
-		segments, items, minRows int
-		narrow                   bool
-	}{
-		{"a byte an item", 256, 5000, 2, true},
-		{"four bytes an item", 256, 5000, 2, false},
-		{"beyond 2^16 parts", 70001, 140000, 1, false},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			s := build(c.segments, c.items, c.narrow)
-			wide := build(c.segments, c.items, false) // the reference: labels kept
-			labels, names := labelsOf(s), slices.Clone(s.SegmentNames)
-			var mem unsafe.Pointer
-			if c.narrow {
-				mem = unsafe.Pointer(unsafe.SliceData(s.Segment8))
-			} else {
-				mem = unsafe.Pointer(unsafe.SliceData(s.Segment))
-			}
-			g := s.Segmentation(c.minRows)
-			ref := wide.Segmentation(c.minRows)
-			if c.minRows > 1 && len(g.Folded) < 10 {
-				t.Fatalf("%d segments folded, want a test of folding", len(g.Folded))
-			}
-			if !slices.Equal(g.Names, ref.Names) || !slices.Equal(g.Folded, ref.Folded) || g.Other != ref.Other {
-				t.Fatalf("parts %d %v, folded %d into %q; want %d, %d, %q", len(g.Names), g.Names[:3], len(g.Folded), g.Other, len(ref.Names), len(ref.Folded), ref.Other)
-			}
-			inPlace := c.narrow || c.segments > 1<<16
-			var index unsafe.Pointer
-			switch ix := g.index.(type) {
-			case []uint8:
-				index = unsafe.Pointer(unsafe.SliceData(ix))
-			case []uint16:
-				index = unsafe.Pointer(unsafe.SliceData(ix))
-			case []uint32:
-				index = unsafe.Pointer(unsafe.SliceData(ix))
-			}
-			if (index == mem) != inPlace {
-				t.Errorf("the index is the labels' memory: %v, want %v", index == mem, inPlace)
-			}
-			if inPlace == s.HasSegments() || inPlace != (s.SegmentNames == nil) {
-				t.Errorf("after Segmentation the sample has labels %v, names %v; want %v", s.HasSegments(), s.SegmentNames != nil, !inPlace)
-			}
-			if !wide.HasSegments() && c.segments <= 1<<16 {
-				t.Errorf("labels of four bytes an item under 2^16 parts dropped, want them kept")
-			}
-			// Every item in the part of its own segment (names by the
-			// labels before), in order.
-			partOf := map[string]int{}
-			for p, name := range g.Names {
-				partOf[name] = p
-			}
-			parts := g.Parts(0, len(g.Names))
-			next := make([]int, len(parts))
-			for i, lab := range labels {
-				name := names[lab]
-				p, ok := partOf[name]
-				if !ok {
-					p = partOf[g.Other]
-				}
-				if j := next[p]; j >= parts[p].Len() || parts[p].Times[j] != float64(i) || parts[p].Censored[j] != (i%3 == 0) {
-					t.Fatalf("item %d (segment %s) is not item %d of part %s", i, name, j, g.Names[p])
-				}
-				next[p]++
-			}
-			for p, part := range parts {
-				if next[p] != part.Len() {
-					t.Errorf("part %s: %d items, want %d", g.Names[p], part.Len(), next[p])
-				}
-			}
-			if c.segments > 256 {
-				return // a pass a part: slow, and the same code
-			}
-			views := g.PartitionInPlace()
-			for p, v := range views {
-				if !slices.Equal(v.Times, parts[p].Times) || !slices.Equal(v.Censored, parts[p].Censored) || v.HasSegments() {
-					t.Fatalf("PartitionInPlace: part %s: %v, want %v", g.Names[p], v.Times, parts[p].Times)
-				}
-			}
-		})
-	}
-}
-
 // TestIssue18ParquetWindows: Parquet row groups decode their censoring
 // flags and byte labels straight into the sample (windows of it), and
 // merging takes them there: with duplicate ids dropped in a row group
@@ -471,5 +354,31 @@ func TestIssue18ParquetWindows(t *testing.T) {
 		if s.Censored != nil || s.Len() != 11 {
 			t.Errorf("workers %d, no pending row: %d items, censored %v; want 11, nil", workers, s.Len(), s.Censored)
 		}
+	}
+}
+
+// TestReadEmptySegmentApart: rows whose segment field is empty or blank
+// are read as the empty value, which the segmentation names "(empty value)"
+// when the data also has the literal value "(empty)": the two are parts
+// of their own, not merged (found by a fresh user).
+func TestReadEmptySegmentApart(t *testing.T) {
+	// From a CSV: an empty field, a blank one and the literal value.
+	path := filepath.Join(t.TempDir(), "e.csv")
+	var b strings.Builder
+	b.WriteString("settle_s,seg\n")
+	for i := range 600 {
+		fmt.Fprintf(&b, "%d,%s\n", i+1, []string{"", "(empty)", "  "}[i%3])
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := Read([]string{path}, ReadOptions{Column: "settle_s", Segment: "seg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := s.Segmentation(0)
+	parts := seg.Parts(0, len(seg.Names))
+	if want := []string{"(empty value)", "(empty)"}; !slices.Equal(seg.Names, want) || parts[0].Len() != 400 || parts[1].Len() != 200 {
+		t.Errorf("CSV: parts %q of %d and %d rows, want %q of 400 (empty and blank fields) and 200", seg.Names, parts[0].Len(), parts[1].Len(), want)
 	}
 }

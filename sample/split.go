@@ -1,4 +1,4 @@
-package ingest
+package sample
 
 import (
 	"fmt"
@@ -35,7 +35,7 @@ func (s *Sample) SplitCount(k int, seed uint64) (train, test *Sample) {
 // round(holdout·n); it panics outside [0, 1) (callers check the flag).
 func holdoutCount(holdout float64, n int) int {
 	if !(holdout >= 0 && holdout < 1) {
-		panic(fmt.Sprintf("ingest: Split: holdout %v is not in [0, 1)", holdout))
+		panic(fmt.Sprintf("sample: Split: holdout %v is not in [0, 1)", holdout))
 	}
 	return int(math.Round(holdout * float64(n)))
 }
@@ -209,7 +209,7 @@ func (h heldSet) set(i int) { h[i>>6] |= 1 << (i & 63) }
 func (s *Sample) held(k int, seed uint64) (held heldSet, scratch []uint32) {
 	n := s.Len()
 	if k < 0 || k > n {
-		panic(fmt.Sprintf("ingest: Split: %d items held out of %d", k, n))
+		panic(fmt.Sprintf("sample: Split: %d items held out of %d", k, n))
 	}
 	// Shuffle the first k positions only (a partial Fisher–Yates): they
 	// are a uniform random k-subset.

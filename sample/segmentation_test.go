@@ -1,13 +1,11 @@
-package ingest
+package sample
 
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestIssue18Segmentation: a Segmentation copies out parts, one or a
@@ -233,9 +231,9 @@ func TestSegmentationOtherTaken(t *testing.T) {
 // TestIssue18EmptySegmentApart: rows whose segment value is empty are
 // the part "(empty)", unless the data has a value "(empty)": then the
 // first free name of "(empty value)", "(empty value 2)", … — they were
-// merged into one part of both (found by a fresh user). Read from CSV,
-// with the folded part named apart from both, and a name held only by a
-// segment without items does not count.
+// merged into one part of both (found by a fresh user), with the folded
+// part named apart from both, and a name held only by a segment without
+// items does not count.
 func TestIssue18EmptySegmentApart(t *testing.T) {
 	for _, c := range []struct {
 		names  []string
@@ -258,25 +256,6 @@ func TestIssue18EmptySegmentApart(t *testing.T) {
 			t.Errorf("Segmentation(%q with %v items) = parts %q of %v items, want %q of %v", c.names, c.counts, seg.Names, sizes, c.want, c.sizes)
 		}
 	}
-	// From a CSV: an empty field, a blank one and the literal value.
-	path := filepath.Join(t.TempDir(), "e.csv")
-	var b strings.Builder
-	b.WriteString("settle_s,seg\n")
-	for i := range 600 {
-		fmt.Fprintf(&b, "%d,%s\n", i+1, []string{"", "(empty)", "  "}[i%3])
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, _, err := Read([]string{path}, ReadOptions{Column: "settle_s", Segment: "seg"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	seg := s.Segmentation(0)
-	parts := seg.Parts(0, len(seg.Names))
-	if want := []string{"(empty value)", "(empty)"}; !slices.Equal(seg.Names, want) || parts[0].Len() != 400 || parts[1].Len() != 200 {
-		t.Errorf("CSV: parts %q of %d and %d rows, want %q of 400 (empty and blank fields) and 200", seg.Names, parts[0].Len(), parts[1].Len(), want)
-	}
 }
 
 // sampleOfCounts is a sample of counts[g] items of segment names[g] each,
@@ -290,4 +269,133 @@ func sampleOfCounts(names []string, counts []int) *Sample {
 		}
 	}
 	return s
+}
+
+// TestIssue18SegmentationInPlace: labels of a byte an item (Segment8) are
+// the segmentation's index, each rewritten to its part in place, and the
+// sample's labels and names go; the parts are those of the same labels in
+// four bytes (Segment), whose index is a second array (up to 2¹⁶ parts)
+// and which the sample keeps. With 250 segments below 2 rows folded into "other", a
+// segment without items, PartitionInPlace after (its buffer allocated),
+// and labels beyond 2¹⁶ parts, whose index is their own memory too.
+func TestIssue18SegmentationInPlace(t *testing.T) {
+	build := func(segments, items int, narrow bool) *Sample {
+		s := &Sample{}
+		for g := range segments {
+			s.SegmentNames = append(s.SegmentNames, fmt.Sprintf("s%05d", g))
+		}
+		for i := range items {
+			g := (i * 7919) % (segments - 1) // the last segment has no items
+			if segments <= 256 {
+				// Most items in three segments; one in 50 in the others
+				// but the last, most of which get one or none.
+				g = i % 3
+				if i%50 == 0 {
+					g = 3 + (i/50*7919)%(segments-4)
+				}
+			}
+			s.Times = append(s.Times, float64(i))
+			s.Censored = append(s.Censored, i%3 == 0)
+			if narrow {
+				s.Segment8 = append(s.Segment8, uint8(g))
+			} else {
+				s.Segment = append(s.Segment, int32(g))
+			}
+		}
+		return s
+	}
+	for _, c := range []struct {
+		name                     string
+		segments, items, minRows int
+		narrow                   bool
+	}{
+		{"a byte an item", 256, 5000, 2, true},
+		{"four bytes an item", 256, 5000, 2, false},
+		{"beyond 2^16 parts", 70001, 140000, 1, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := build(c.segments, c.items, c.narrow)
+			wide := build(c.segments, c.items, false) // the reference: labels kept
+			labels, names := labelsOf(s), slices.Clone(s.SegmentNames)
+			var mem unsafe.Pointer
+			if c.narrow {
+				mem = unsafe.Pointer(unsafe.SliceData(s.Segment8))
+			} else {
+				mem = unsafe.Pointer(unsafe.SliceData(s.Segment))
+			}
+			g := s.Segmentation(c.minRows)
+			ref := wide.Segmentation(c.minRows)
+			if c.minRows > 1 && len(g.Folded) < 10 {
+				t.Fatalf("%d segments folded, want a test of folding", len(g.Folded))
+			}
+			if !slices.Equal(g.Names, ref.Names) || !slices.Equal(g.Folded, ref.Folded) || g.Other != ref.Other {
+				t.Fatalf("parts %d %v, folded %d into %q; want %d, %d, %q", len(g.Names), g.Names[:3], len(g.Folded), g.Other, len(ref.Names), len(ref.Folded), ref.Other)
+			}
+			inPlace := c.narrow || c.segments > 1<<16
+			var index unsafe.Pointer
+			switch ix := g.index.(type) {
+			case []uint8:
+				index = unsafe.Pointer(unsafe.SliceData(ix))
+			case []uint16:
+				index = unsafe.Pointer(unsafe.SliceData(ix))
+			case []uint32:
+				index = unsafe.Pointer(unsafe.SliceData(ix))
+			}
+			if (index == mem) != inPlace {
+				t.Errorf("the index is the labels' memory: %v, want %v", index == mem, inPlace)
+			}
+			if inPlace == s.HasSegments() || inPlace != (s.SegmentNames == nil) {
+				t.Errorf("after Segmentation the sample has labels %v, names %v; want %v", s.HasSegments(), s.SegmentNames != nil, !inPlace)
+			}
+			if !wide.HasSegments() && c.segments <= 1<<16 {
+				t.Errorf("labels of four bytes an item under 2^16 parts dropped, want them kept")
+			}
+			// Every item in the part of its own segment (names by the
+			// labels before), in order.
+			partOf := map[string]int{}
+			for p, name := range g.Names {
+				partOf[name] = p
+			}
+			parts := g.Parts(0, len(g.Names))
+			next := make([]int, len(parts))
+			for i, lab := range labels {
+				name := names[lab]
+				p, ok := partOf[name]
+				if !ok {
+					p = partOf[g.Other]
+				}
+				if j := next[p]; j >= parts[p].Len() || parts[p].Times[j] != float64(i) || parts[p].Censored[j] != (i%3 == 0) {
+					t.Fatalf("item %d (segment %s) is not item %d of part %s", i, name, j, g.Names[p])
+				}
+				next[p]++
+			}
+			for p, part := range parts {
+				if next[p] != part.Len() {
+					t.Errorf("part %s: %d items, want %d", g.Names[p], part.Len(), next[p])
+				}
+			}
+			if c.segments > 256 {
+				return // a pass a part: slow, and the same code
+			}
+			views := g.PartitionInPlace()
+			for p, v := range views {
+				if !slices.Equal(v.Times, parts[p].Times) || !slices.Equal(v.Censored, parts[p].Censored) || v.HasSegments() {
+					t.Fatalf("PartitionInPlace: part %s: %v, want %v", g.Names[p], v.Times, parts[p].Times)
+				}
+			}
+		})
+	}
+}
+
+// labelsOf lists each item's label as an int32, whichever column holds
+// them; nil when s has none.
+func labelsOf(s *Sample) []int32 {
+	if !s.HasSegments() {
+		return nil
+	}
+	out := make([]int32, s.Len())
+	for i := range out {
+		out[i] = int32(s.SegmentOf(i))
+	}
+	return out
 }

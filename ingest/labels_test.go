@@ -16,7 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	"github.com/pollfit/pollfit/internal/pq"
+	"github.com/pollfit/pollfit/ingest/internal/pq"
 )
 
 // segmentsOf lists each item's segment name, nil when s has no labels.

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pollfit/pollfit/ingest/internal/pq"
 	"github.com/pollfit/pollfit/internal/bulk"
-	"github.com/pollfit/pollfit/internal/pq"
 )
 
 // pqFile is the layout of one Parquet file: which leaf column holds each
@@ -267,7 +267,7 @@ func (o *pqOpen) close() {
 	}
 }
 
-// openParquet opens a Parquet file and reads its footer (internal/pq).
+// openParquet opens a Parquet file and reads its footer (ingest/internal/pq).
 func openParquet(path string) (rdr pqOpen, err error) {
 	fail := func(err error) (pqOpen, error) {
 		if rdr.os != nil {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/pollfit/pollfit/fit"
 	"github.com/pollfit/pollfit/ingest"
-	"github.com/pollfit/pollfit/internal/plot"
+	"github.com/pollfit/pollfit/internal/app/plot"
 	"github.com/pollfit/pollfit/optimize"
 )
 

@@ -15,11 +15,12 @@
 // set); pending rows are right-censored, and a segment column splits the
 // sample (ReadOptions). Read takes files, globs, directories and
 // Hive-partitioned datasets; ReadCSV a stream. CSV is parsed in parallel
-// blocks (csv.go), in place from a memory mapping for large files on
-// Linux (mmap_linux.go), decompressed on the way when it is gzip or
-// Zstandard (compress.go); Parquet row group by row group (parquet.go);
-// all through one row loop (rows.go), so that every form of input gets
-// the same checks.
+// blocks (csv.go, csvworker.go, csvfast.go), in place from a memory
+// mapping for large files on Linux (mmap_linux.go), decompressed on the
+// way when it is gzip or Zstandard (compress.go); Parquet row group by
+// row group (parquet.go); all through one row loop (rows.go: cells,
+// cell.go, into batches, batch.go, merged into the Sample, merge.go), so
+// that every form of input gets the same checks.
 //
 // Bad input never passes silently: a value that cannot be read is a
 // *ParseError naming file, row (and Parquet row group) and column, which

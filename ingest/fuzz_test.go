@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,67 +19,6 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 )
-
-// FuzzParseSimpleDecimal: whatever the fast decimal parser accepts, it
-// parses to exactly the float strconv gives, in seconds and in units of
-// 10^-k s (the decimal with its exponent lowered by k); and the general
-// path (ParseSeconds) agrees with strconv in those units too.
-func FuzzParseSimpleDecimal(f *testing.F) {
-	for _, s := range []string{"0", "1.5", "61.163", "3600.001", "0.1", "999999999999999", "12345678.9012345", ".5", "5.", "1e3", "-1", "2675", "-0.02", "1.234e3"} {
-		f.Add(s, uint8(0))
-		f.Add(s, uint8(3))
-	}
-	f.Fuzz(func(t *testing.T, s string, k uint8) {
-		shift := []int{0, 3, 6, 9}[k%4]
-		v, ok := parseSimpleDecimal([]byte(s), shift)
-		if ok {
-			ref, err := strconv.ParseFloat(s+"e-"+strconv.Itoa(shift), 64)
-			if err != nil || ref != v {
-				t.Fatalf("parseSimpleDecimal(%q, %d) = %v, strconv: %v, %v", s, shift, v, ref, err)
-			}
-		}
-		// Issue 13: the loop per part accepts what the switch per byte
-		// accepted, no more, no less.
-		if wv, wok := parseSimpleDecimalSwitch([]byte(s), shift); ok != wok || v != wv {
-			t.Fatalf("parseSimpleDecimal(%q, %d) = %v, %v; the switch per byte gave %v, %v", s, shift, v, ok, wv, wok)
-		}
-		m := decimalNumber.FindStringSubmatch(s)
-		if m == nil {
-			return
-		}
-		e := 0
-		if m[2] != "" {
-			var err error
-			if e, err = strconv.Atoi(m[2][1:]); err != nil || e < -1000 || e > 1000 {
-				return
-			}
-		}
-		ref, err := strconv.ParseFloat(m[1]+"e"+strconv.Itoa(e-shift), 64)
-		if err != nil {
-			return // out of range
-		}
-		got, gerr := parseSigned(s, newScale(1/pow10[shift]))
-		if gerr != nil || got != ref {
-			t.Fatalf("parseSigned(%q, 10^-%d s) = %v, %v; strconv: %v", s, shift, got, gerr, ref)
-		}
-	})
-}
-
-// FuzzParseShortDecimal: on text of up to 8 bytes, in a word's lanes,
-// parseShortDecimal accepts what parseSimpleDecimal accepts and gives
-// the same value (issue 13).
-func FuzzParseShortDecimal(f *testing.F) {
-	for _, s := range []string{"0", "1.5", "14.485", "61.163", ".5", "5.", "1.2.3", "12345678", "1234567.", ".1234567", "-1", "1e3", "", ".", "9:5", "/9", "\xb1.5", "0.000001"} {
-		f.Add(s, uint8(0))
-		f.Add(s, uint8(3))
-	}
-	f.Fuzz(func(t *testing.T, s string, k uint8) {
-		if len(s) > 8 {
-			s = s[:8]
-		}
-		checkShortDecimal(t, s, int(k%10))
-	})
-}
 
 // checkShortDecimal fails t unless parseShortDecimal, on s (at most 8
 // bytes) in a word's low lanes, gives what parseSimpleDecimal gives.
@@ -94,31 +32,6 @@ func checkShortDecimal(t *testing.T, s string, shift int) {
 	want, wok := parseSimpleDecimal([]byte(s), shift)
 	if got != want || gok != wok {
 		t.Fatalf("parseShortDecimal(%q, %d) = %v, %v; parseSimpleDecimal: %v, %v", s, shift, got, gok, want, wok)
-	}
-}
-
-// TestIssue13ParseShortDecimal compares parseShortDecimal with
-// parseSimpleDecimal on every text of up to 6 bytes over digits, the
-// point, the bytes either side of the digits ('/', ':') and one above
-// 0x7f, and on texts of 7 and 8 bytes.
-func TestIssue13ParseShortDecimal(t *testing.T) {
-	const alphabet = "059./:\xb0"
-	check := func(s string, shift int) { checkShortDecimal(t, s, shift) }
-	var walk func(prefix string)
-	walk = func(prefix string) {
-		check(prefix, 0)
-		check(prefix, 3)
-		if len(prefix) < 6 {
-			for i := range len(alphabet) {
-				walk(prefix + alphabet[i:i+1])
-			}
-		}
-	}
-	walk("")
-	for _, s := range []string{"12345678", "99999999", "1234567.", ".1234567", "1234.567", "00000000", "0000000.", "1234567", "9.999999", "12345.6/", "1234567:"} {
-		for shift := range 10 {
-			check(s, shift)
-		}
 	}
 }
 

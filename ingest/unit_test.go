@@ -468,3 +468,57 @@ func ExampleUnitInName() {
 	// ms_count: says none (seconds unless ReadOptions.Unit is set)
 	// status: says none (seconds unless ReadOptions.Unit is set)
 }
+
+// TestUnitHintNamedFirst: when the unit is set against the column's name
+// and the median is implausible, the unit the name says is suggested
+// first, and said to be the name's; amounts are plain decimals.
+func TestUnitHintNamedFirst(t *testing.T) {
+	// Settle times of 0.25 s to 0.4 s in ns: the median 310 ms is
+	// 3.1e8 ns, which read as s is 9.8 years and read as ms 3.6 days.
+	in := "id,t_ns\na,250000000\nb,310000000\nc,400000000\n"
+	for _, tt := range []struct {
+		unit Unit
+		want string
+	}{
+		{Second, "the median settle time is about 9.8 years, implausibly long (values read as s, as --unit says): is the unit wrong? --unit ns (as the column name says) reads it as 310ms, --unit us reads it as 5.2min"},
+		// Without the name first, µs (the nearer unit) would come first.
+		{Millisecond, "the median settle time is about 3.6 days, implausibly long (values read as ms, as --unit says): is the unit wrong? --unit ns (as the column name says) reads it as 310ms, --unit us reads it as 5.2min"},
+	} {
+		_, rep, err := ReadCSV(strings.NewReader(in), "ns.csv", ReadOptions{Column: "t_ns", Unit: tt.unit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The first warning says the --unit contradicts the name.
+		if len(rep.Warnings) != 2 || rep.Warnings[1] != tt.want {
+			t.Errorf("--unit %v: warnings %q\nwant [_, %q]", tt.unit, rep.Warnings, tt.want)
+		}
+	}
+}
+
+// TestFmtDigits: durations to so many significant digits, never in
+// exponent form.
+func TestFmtDigits(t *testing.T) {
+	for _, tt := range []struct {
+		s      float64
+		digits int
+		want   string
+	}{
+		{0.3103, 2, "310ms"},
+		{0.3103, 3, "310ms"},
+		{0.31049, 4, "310.5ms"},
+		{0.0523, 2, "52ms"},
+		{9.96, 2, "10s"},
+		{99.6, 2, "100s"},
+		{1.25, 3, "1.25s"},
+		{5, 2, "5s"},
+		{312, 2, "5.2min"},
+		{999.4e-6, 2, "1000µs"},
+		{5e-10, 2, "0.5ns"},
+		{4975.3 * 365.25 * 86400, 3, "4975 years"},
+		{38.2 * 365.25 * 86400, 2, "38 years"},
+	} {
+		if got := fmtDigits(tt.s, tt.digits); got != tt.want {
+			t.Errorf("fmtDigits(%g, %d) = %q, want %q", tt.s, tt.digits, got, tt.want)
+		}
+	}
+}

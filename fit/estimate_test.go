@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -461,35 +460,6 @@ func TestHoldoutSplit(t *testing.T) {
 	// E[log f] = −(μ + ½ log(2πeσ²)) = −(2 + 1.4189) for μ = 2, σ = 1.
 	if want := -(2 + 0.5*math.Log(2*math.Pi*math.E)); math.Abs(a.HoldoutLogLik-want) > 0.15 {
 		t.Errorf("HoldoutLogLik = %.4f, want %.4f ± 0.15 (−entropy)", a.HoldoutLogLik, want)
-	}
-}
-
-// TestISJNormal: for normal data the improved Sheather–Jones bandwidth
-// approaches the AMISE-optimal (4/(3n))^(1/5)σ = 0.1686 at n = 10000,
-// σ = 1 (Silverman 1986, eq. 3.28); within 15 %.
-func TestISJNormal(t *testing.T) {
-	x := sampleOf(distuv.Normal{Mu: 0, Sigma: 1, Src: pcg(18)}, 10000, 0)
-	h, err := wsample{x: x}.botev(1 << 14)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := math.Pow(4.0/(3*10000), 0.2)
-	if !scalar.EqualWithinRel(h, want, 0.15) {
-		t.Errorf("isj bandwidth = %.4g, want %.4g ± 15%%", h, want)
-	}
-}
-
-func TestOptionsErrors(t *testing.T) {
-	s := &sample.Sample{Times: []float64{1, 2, 3}}
-	for _, opt := range []Options{
-		{Method: "spline"}, {Domain: "sqrt"}, {Atoms: "yes"}, {Holdout: 1}, {Grid: 2}, {Grid: 15}, {Bandwidth: "wide"}, {Bandwidth: "-1"}, {Bandwidth: "Inf"},
-	} {
-		if _, err := Estimate(s, opt); !errors.Is(err, ErrOption) {
-			t.Errorf("Estimate(%+v) error = %v, want ErrOption", opt, err)
-		}
-	}
-	if _, err := Estimate(&sample.Sample{}, Options{}); err == nil {
-		t.Error("Estimate(empty) = nil error, want ErrNoRows")
 	}
 }
 

@@ -18,9 +18,10 @@
 // blocks (csv.go, csvworker.go, csvfast.go), in place from a memory
 // mapping for large files on Linux (mmap_linux.go), decompressed on the
 // way when it is gzip or Zstandard (compress.go); Parquet row group by
-// row group (parquet.go); all through one row loop (rows.go: cells,
-// cell.go, into batches, batch.go, merged into the Sample, merge.go), so
-// that every form of input gets the same checks.
+// row group (parquet.go, its columns as cells in parquetcells.go); all
+// through one row loop (rows.go: cells, cell.go, into batches, batch.go,
+// merged into the Sample, merge.go), so that every form of input gets the
+// same checks.
 //
 // Bad input never passes silently: a value that cannot be read is a
 // *ParseError naming file, row (and Parquet row group) and column, which

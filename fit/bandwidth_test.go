@@ -43,7 +43,7 @@ func TestBandwidthMatchesR(t *testing.T) {
 	}
 }
 
-// TestIssue11TiesBandwidthMatchesR fits tie-heavy samples (all but one
+// TestTiesBandwidthMatchesR fits tie-heavy samples (all but one
 // value equal, two thirds equal, five distinct values, whole seconds and
 // whole milliseconds with many repeats) in the linear and log domains and
 // compares the bandwidths with R's, computed on the values as recorded
@@ -62,7 +62,7 @@ func TestBandwidthMatchesR(t *testing.T) {
 //     tenth of a resolution cell at the median (in ln t: the cell's width
 //     in ln t), so it does not resolve the de-rounded items inside one
 //     cell.
-func TestIssue11TiesBandwidthMatchesR(t *testing.T) {
+func TestTiesBandwidthMatchesR(t *testing.T) {
 	for _, c := range loadTies(t) {
 		for _, dom := range []string{DomainLinear, DomainLog} {
 			ref := c.Linear

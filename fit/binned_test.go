@@ -167,11 +167,11 @@ func TestBinnedSJMatchesRaw(t *testing.T) {
 	}
 }
 
-// TestIssue13BinnedCensoredShare: the share of censored items in the
+// TestBinnedCensoredShare: the share of censored items in the
 // warning counts items, not the values a bin is spread over (a binned
 // sample of 2% censored items was reported "113% censored"). 300 items,
 // 200 of them censored, are 67%; 300 items with 100 censored warn not.
-func TestIssue13BinnedCensoredShare(t *testing.T) {
+func TestBinnedCensoredShare(t *testing.T) {
 	for _, tc := range []struct {
 		bins string
 		want string // the warning, or "" for none

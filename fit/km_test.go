@@ -85,13 +85,13 @@ func TestKaplanMeierJSONThinned(t *testing.T) {
 	}
 }
 
-// TestIssue18KaplanMeierThin: the thinned estimate writes the JSON the
+// TestKaplanMeierThin: the thinned estimate writes the JSON the
 // whole one does, byte for byte, and thinning it again keeps every step:
 // on a table of 10,000 even steps (about kmJSONSteps kept), one of 4,000
 // uneven drops, one of kmJSONSteps + 1 steps each falling by
 // 1/kmJSONSteps, all of which are kept (MarshalJSON thins the thinned one
 // again), and a table of kmJSONSteps steps, which is itself.
-func TestIssue18KaplanMeierThin(t *testing.T) {
+func TestKaplanMeierThin(t *testing.T) {
 	table := func(n int, drop func(j int) float64) *KaplanMeier {
 		km := &KaplanMeier{}
 		s := 1.0

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// TestIssue11KSSubsampleNamed: a distance computed on the KS subsample
+// TestKSSubsampleNamed: a distance computed on the KS subsample
 // of a sample of more than KSMaxItems items says so (KS.Subsample, the
 // subsample's length, which N also counts), so that the text does not
 // present 2¹⁶ items' sampling error (about DKWBand(2¹⁶) = 0.0053) as the
@@ -15,7 +15,7 @@ import (
 // 0.00579 "on the 1400000 rows fitted", against 0.00094 on all of them);
 // an exact distance has Subsample 0: every item of a small sample, and
 // the Kaplan–Meier distance of a censored one in-sample.
-func TestIssue11KSSubsampleNamed(t *testing.T) {
+func TestKSSubsampleNamed(t *testing.T) {
 	ln := distuv.LogNormal{Mu: 0, Sigma: 0.5, Src: pcg(11)}
 	cases := []struct {
 		name          string

@@ -10,12 +10,12 @@ import (
 	"github.com/pollfit/pollfit/sample"
 )
 
-// TestIssue18MassTable: the settled items' Kaplan–Meier masses as a table
+// TestMassTable: the settled items' Kaplan–Meier masses as a table
 // by event time (masses.T and at, which kaplanMeier returns without
 // weights) give the fit that the same masses one an item give, bit for
 // bit, item by item and pre-binned, on a censored sample with zeros, an
 // exact atom (10 % at 5 s), a deadline's pile-up and ties at 1 ms.
-func TestIssue18MassTable(t *testing.T) {
+func TestMassTable(t *testing.T) {
 	n := 40_000
 	s := lumpySample(pcg(18), n)
 	_, times, ms := kaplanMeier(s)

@@ -398,7 +398,7 @@ func TestMixtureErrors(t *testing.T) {
 	}
 }
 
-// TestIssue11MixturePayments: on the payments fixture (20,000 rows, 216
+// TestMixturePayments: on the payments fixture (20,000 rows, 216
 // pending), the mixture chosen by BIC recovers the generator's main
 // components (fixtures/gen/main.go; shares of all items):
 //
@@ -418,7 +418,7 @@ func TestMixtureErrors(t *testing.T) {
 // generator's laws are not lognormal (offsets, the exponential timeout
 // tail) or overlap (the bank's σ = 0.9 component spreads into the drags,
 // which the fit's slow component absorbs: 7.0% against 5.3%).
-func TestIssue11MixturePayments(t *testing.T) {
+func TestMixturePayments(t *testing.T) {
 	s, _, err := ingest.Read([]string{"../fixtures/payments.csv"}, ingest.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})
 	if err != nil {
 		t.Skip("fixtures/payments.csv:", err)
@@ -514,14 +514,14 @@ func TestMixtureWarnings(t *testing.T) {
 	}
 }
 
-// TestIssue11MixtureLatency: fixtures/latency.csv (5000 calls in whole
+// TestMixtureLatency: fixtures/latency.csv (5000 calls in whole
 // ms, generator in fixtures/gen/main.go) is a mixture of three
 // lognormals — warm 63.5% LogNormal(0.9 s, 0.25), cold 35.5%
 // LogNormal(4.9 s, 0.03), slow 1% LogNormal(20 s, 0.5) — and the fit
 // recovers it: BIC chooses 3, and every parameter is within 5 standard
 // errors of n = 5000 (the millisecond rounding is a cell of 0.1% at
 // 0.9 s, within the σ floor: no information lost).
-func TestIssue11MixtureLatency(t *testing.T) {
+func TestMixtureLatency(t *testing.T) {
 	s, _, err := ingest.Read([]string{"../fixtures/latency.csv"}, ingest.ReadOptions{Column: "Latency(ms)", Unit: ingest.Millisecond})
 	if err != nil {
 		t.Skip("fixtures/latency.csv:", err)

@@ -12,11 +12,11 @@ import (
 	"github.com/pollfit/pollfit/sample"
 )
 
-// TestIssue18SortSettledFirst: sortSettledFirst leaves the sample's
+// TestSortSettledFirst: sortSettledFirst leaves the sample's
 // settled times sorted and then its censored times sorted, each time with
 // its own flag, as sorting the two kinds apart in copies does; a −0 leaves
 // the sample as it was.
-func TestIssue18SortSettledFirst(t *testing.T) {
+func TestSortSettledFirst(t *testing.T) {
 	r := pcg(181)
 	gen := func(n int, cens float64) *sample.Sample {
 		s := &sample.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
@@ -73,13 +73,13 @@ func TestIssue18SortSettledFirst(t *testing.T) {
 	}
 }
 
-// TestIssue18Reorder: Estimate with Options.Reorder gives the estimate
+// TestReorderSameEstimate: Estimate with Options.Reorder gives the estimate
 // Estimate gives without it, byte for byte as JSON, on censored samples
 // with zeros, an atom, a deadline's pile-up and ms ties, by kde and
 // histogram, with and without holdout; and it reorders only what it may
 // (a parametric fit, a sample with creation instants, a −0 are left in
 // their order).
-func TestIssue18Reorder(t *testing.T) {
+func TestReorderSameEstimate(t *testing.T) {
 	r := pcg(182)
 	gen := func(n int) *sample.Sample { return lumpySample(r, n) }
 	clone := func(s *sample.Sample) *sample.Sample {
@@ -141,7 +141,7 @@ func TestIssue18Reorder(t *testing.T) {
 	}
 }
 
-// TestIssue18Resolution: Estimate with Options.Resolution found first
+// TestResolutionGiven: Estimate with Options.Resolution found first
 // (Resolution) gives, on the sample reordered, the estimate of the sample
 // in its order, byte for byte as JSON, where the resolution found in the
 // reordered items differs: 3·10⁵ items (a stride of 3) with ms times and
@@ -152,7 +152,7 @@ func TestIssue18Reorder(t *testing.T) {
 // for none); and the other way, 1 in 10 of the places 1 mod 3, which
 // the subsample in order skips (found only in order). Options refuses a
 // resolution that is not a finite number.
-func TestIssue18Resolution(t *testing.T) {
+func TestResolutionGiven(t *testing.T) {
 	r := pcg(183)
 	gen := func(offLattice func(i int) bool) *sample.Sample {
 		const n = 300_000

@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// scaleSamples are the samples of TestIssue11ScaleFree, in seconds.
+// scaleSamples are the samples of TestScaleFree, in seconds.
 func scaleSamples() map[string]*sample.Sample {
 	const n = 4000
 	ln := func(seed uint64) distuv.LogNormal { return distuv.LogNormal{Mu: 0, Sigma: 1, Src: pcg(seed)} }
@@ -69,7 +69,7 @@ func scaled(s *sample.Sample, c float64) *sample.Sample {
 
 var number = regexp.MustCompile(`[-+]?[0-9]*\.?[0-9]+(e[-+]?[0-9]+)?`)
 
-// TestIssue11ScaleFree fits the same samples (continuous, whole ms, with
+// TestScaleFree fits the same samples (continuous, whole ms, with
 // atoms at 0 and 2.5 s, right-censored, with a deadline spike, and the
 // issue's tie case) in units from microseconds to days: times multiplied
 // by 10⁻⁶, 10⁻³, 3600 and 86400 give the fit at scale 1 up to the scale.
@@ -79,7 +79,7 @@ var number = regexp.MustCompile(`[-+]?[0-9]*\.?[0-9]+(e[-+]?[0-9]+)?`)
 // the warnings the same but for their numbers; in the linear domain the
 // bandwidth scales too. (Before, data under 3.6 ms were "rounded to
 // 3600s", and the spike cells, fixed in ln t, fell differently per unit.)
-func TestIssue11ScaleFree(t *testing.T) {
+func TestScaleFree(t *testing.T) {
 	const tol = 1e-9
 	for name, s := range scaleSamples() {
 		for _, dom := range []string{DomainLog, DomainLinear} {

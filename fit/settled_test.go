@@ -12,17 +12,17 @@ import (
 	"github.com/pollfit/pollfit/sample"
 )
 
-// TestIssue18SettledQuantile: SettledQuantile selects among the settled
+// TestSettledQuantileBySelection: SettledQuantile selects among the settled
 // times in place, by buckets above quantileSelectAbove items; it must
 // give the same float as R's type 7 computed the plain way, on a sorted
 // copy of the settled times, x[j] + (h − j)·(x[j+1] − x[j]) with
 // h = (n − 1)p and j = ⌊h⌋. The cases put censored times outside the
 // settled range (they must not widen the buckets), ties, one distinct
 // settled value, and a far outlier that squeezes the rest into one bucket.
-// Censored items among the settles are issue 15's (TestIssue15KMQuantile):
+// Censored items among the settles are issue 15's (TestKMQuantileMatchesR):
 // here they are all at or beyond the last settle, where the Kaplan–Meier
 // masses are equal and the quantile is the settled items' own.
-func TestIssue18SettledQuantile(t *testing.T) {
+func TestSettledQuantileBySelection(t *testing.T) {
 	r := pcg(18)
 	type tc struct {
 		name string
@@ -88,7 +88,7 @@ func kmQuantileRef(s *sample.Sample, p float64) float64 {
 	return wsample{x: times, w: mass.perItem(times)}.quantiles(p)[0]
 }
 
-// TestIssue15KMQuantile: with pending items younger than some settles,
+// TestKMQuantileMatchesR: with pending items younger than some settles,
 // the default horizon's quantile is that of the Kaplan–Meier estimate
 // among items that settle, not of the settled rows alone. On the
 // reviewer's status.csv (testdata/km_horizon.csv; 8000 rows, censored
@@ -98,7 +98,7 @@ func kmQuantileRef(s *sample.Sample, p float64) float64 {
 // in-place walk by windows must agree with the masses computed the plain
 // way however the windows fall, and equal today's quantile exactly when
 // the masses are equal.
-func TestIssue15KMQuantile(t *testing.T) {
+func TestKMQuantileMatchesR(t *testing.T) {
 	s, _, err := ingest.ReadCSVFile("testdata/km_horizon.csv", ingest.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})
 	if err != nil {
 		t.Fatal(err)

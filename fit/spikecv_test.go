@@ -48,7 +48,7 @@ func mixture(seed uint64, n int, w []float64, dists []interface{ Rand() float64 
 	return x
 }
 
-// TestIssue11SpikesOnlyWhereTheyFit: the spike rule flags the cells of a
+// TestSpikesOnlyWhereTheyFit: the spike rule flags the cells of a
 // narrow smooth mode as well as a deadline's pile-up; cross-validation
 // (spikecv.go) keeps the deadline and leaves the mode to the KDE.
 //
@@ -62,7 +62,7 @@ func mixture(seed uint64, n int, w []float64, dists []interface{ Rand() float64 
 // error of the data themselves). A deadline spike with even spread (5 %
 // uniform over 30–30.6 s on a lognormal) is kept with its mass
 // (binomial sd 0.0015) and extent, and a shape near even.
-func TestIssue11SpikesOnlyWhereTheyFit(t *testing.T) {
+func TestSpikesOnlyWhereTheyFit(t *testing.T) {
 	lat := readColumn(t, "../fixtures/latency.csv", "Latency(ms)")
 	for i := range lat {
 		lat[i] /= 1000 // whole ms

@@ -10,12 +10,12 @@ import (
 	"github.com/pollfit/pollfit/sample"
 )
 
-// TestIssue18DensityValidate: every density Estimate and Dist.Density
+// TestDensityValidate: every density Estimate and Dist.Density
 // make, written as JSON and read back, is valid; each kind of damage a
 // hand-edited file can hold (a CDF above 1, a stuck share of 1.5, an atom
 // of mass 7: optimize --density accepted them) is refused, naming the
 // field and grid point.
-func TestIssue18DensityValidate(t *testing.T) {
+func TestDensityValidate(t *testing.T) {
 	times := readColumn(t, "../fixtures/payments.csv", "settle_s")
 	s := &sample.Sample{Times: times}
 	cens := &sample.Sample{Times: times, Censored: make([]bool, len(times))}
@@ -88,11 +88,11 @@ func TestIssue18DensityValidate(t *testing.T) {
 	}
 }
 
-// TestIssue18Options: a grid or bandwidth that would exhaust memory or
+// TestOptionBounds: a grid or bandwidth that would exhaust memory or
 // overflow is refused before any data (--grid 1e8 asked for 4.9 GB,
 // --bandwidth 1e308 gave a NaN CDF), and a bandwidth that leaves nothing
 // of the data is refused by Estimate, as options, not data, errors.
-func TestIssue18Options(t *testing.T) {
+func TestOptionBounds(t *testing.T) {
 	for _, o := range []Options{{Grid: 100_000_000}, {Grid: MaxGrid + 1}, {Bandwidth: "1e308"}, {Bandwidth: "1e10"}, {Bandwidth: "NaN"}, {Bandwidth: "-1"}} {
 		if err := o.Check(); !errors.Is(err, ErrOption) {
 			t.Errorf("Check(%+v) = %v, want ErrOption", o, err)

@@ -47,11 +47,11 @@ func TestEpochAppliesToBoth(t *testing.T) {
 	}
 }
 
-// TestIssue18ParquetSecondsOverflow: Parquet duration[s] and
+// TestParquetSecondsOverflow: Parquet duration[s] and
 // timestamp[s] values whose nanoseconds overflow an int64 came out as
 // under a second; they are ErrOutOfRange naming row group and row, on the
 // fast path (a duration column alone) and the general one.
-func TestIssue18ParquetSecondsOverflow(t *testing.T) {
+func TestParquetSecondsOverflow(t *testing.T) {
 	dir := t.TempDir()
 	dur := filepath.Join(dir, "dur.parquet")
 	// 10¹⁰ s is 317 years: 10¹⁹ ns overflows.

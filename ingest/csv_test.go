@@ -184,11 +184,11 @@ func ExampleReadCSV() {
 	// read 3 rows: used 3 (censored 1), excluded 0, dropped 0
 }
 
-// TestIssue18SparseCSV: a sparse 50 GB CSV whose first block holds short
+// TestSparseCSV: a sparse 50 GB CSV whose first block holds short
 // rows made the reader reserve room for 29.5 G items. The guess is
 // bounded (maxGuess), and the 64 MB "record" of zero bytes after the
 // rows is an error.
-func TestIssue18SparseCSV(t *testing.T) {
+func TestSparseCSV(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sparse.csv")
 	f, err := os.Create(path)
 	if err != nil {
@@ -209,10 +209,10 @@ func TestIssue18SparseCSV(t *testing.T) {
 	}
 }
 
-// TestIssue18CROnly: a 2 MB file with CR-only line ends was read as one
+// TestCROnlyLineEnds: a 2 MB file with CR-only line ends was read as one
 // header and printed whole in the error. The error says why, and no
 // error message is longer than maxMessage.
-func TestIssue18CROnly(t *testing.T) {
+func TestCROnlyLineEnds(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("id,settle_s\r")
 	for i := 0; b.Len() < 2<<20; i++ {

@@ -48,11 +48,11 @@ func readBothPaths(t *testing.T, in []byte, opt ReadOptions) (*Sample, *Report, 
 	return first.s, first.rep, first.err
 }
 
-// TestIssue13PlainPath: fastPlain, the fast path's loop for a duration
+// TestCSVPlainPath: fastPlain, the fast path's loop for a duration
 // column read alone, reads every form of record as the general loop does:
 // the values (written in the cases), blank lines and their count, and
 // the errors, which name the row, and the column when a value is bad.
-func TestIssue13PlainPath(t *testing.T) {
+func TestCSVPlainPath(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		in    string
@@ -108,12 +108,12 @@ func TestIssue13PlainPath(t *testing.T) {
 	}
 }
 
-// TestIssue13EqualBytes checks equalBytes against a byte-by-byte
+// TestEqualBytes checks equalBytes against a byte-by-byte
 // comparison for every pair of bytes in every pair of adjacent lanes, the
 // others holding c: a borrow or carry from one lane must not mark its
 // neighbour (the classic zero-byte test marks 0x01 above a match, so
 // ",-" would count two commas).
-func TestIssue13EqualBytes(t *testing.T) {
+func TestEqualBytes(t *testing.T) {
 	for _, c := range []byte{',', '\t', ';', 0x01, 0x7f, 0x80, 0xff} {
 		cs := uint64(c) * lanes01
 		for lane := range 7 {
@@ -136,11 +136,11 @@ func TestIssue13EqualBytes(t *testing.T) {
 	}
 }
 
-// FuzzIssue13PlainPath compares fastPlain with the general loop of the
+// FuzzCSVPlainPath compares fastPlain with the general loop of the
 // fast path (readBothPaths) on arbitrary records under headers that put
 // the duration column first, last, in the middle and alone, with ',',
 // ';' and tab delimiters.
-func FuzzIssue13PlainPath(f *testing.F) {
+func FuzzCSVPlainPath(f *testing.F) {
 	for _, s := range []string{
 		"x,1.5\ny,2\n", "x,1.5\r\ny,14.485\r\n", "\n\nx,1\n\r\n", "x,1,\n", "x,-2.5\n", "x,1\ry,2\n", "1.5\n2", ",3\n,.5\n",
 		"pay_00000001,card,2025-03-01T00:00:00.008Z,2025-03-01T00:00:14.493Z,succeeded,14.485\n", "x,1e3\ny, 2.5 \nz,1h\n",

@@ -106,11 +106,11 @@ func FuzzParseShortDecimal(f *testing.F) {
 	})
 }
 
-// TestIssue13ParseShortDecimal compares parseShortDecimal with
+// TestParseShortDecimal compares parseShortDecimal with
 // parseSimpleDecimal on every text of up to 6 bytes over digits, the
 // point, the bytes either side of the digits ('/', ':') and one above
 // 0x7f, and on texts of 7 and 8 bytes.
-func TestIssue13ParseShortDecimal(t *testing.T) {
+func TestParseShortDecimal(t *testing.T) {
 	const alphabet = "059./:\xb0"
 	check := func(s string, shift int) { checkShortDecimal(t, s, shift) }
 	var walk func(prefix string)

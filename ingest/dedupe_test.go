@@ -21,9 +21,9 @@ func checkCounts(t *testing.T, rep *Report) {
 	}
 }
 
-// TestIssue15Dedupe: --dedupe keeps the first row used of each id, in
+// TestDedupe: --dedupe keeps the first row used of each id, in
 // input order across blocks and files, and counts the others as dropped.
-func TestIssue15Dedupe(t *testing.T) {
+func TestDedupe(t *testing.T) {
 	in := "id,settle_s,status,m\n" +
 		"a,1,ok,x\n" +
 		"b,2,pending,y\n" +
@@ -84,10 +84,10 @@ func TestIssue15Dedupe(t *testing.T) {
 	}
 }
 
-// TestIssue15RepeatedRows: rows that repeat an earlier row exactly are
+// TestRepeatedRows: rows that repeat an earlier row exactly are
 // counted and warned about: exactly up to repeatCap distinct rows, and
 // estimated beyond.
-func TestIssue15RepeatedRows(t *testing.T) {
+func TestRepeatedRows(t *testing.T) {
 	// The issue's case: every line written twice (the second copy after
 	// the whole first).
 	lines := []string{"a,1.5,x", "b,0.25,y", "c,1.5,x", "d,2,y"}

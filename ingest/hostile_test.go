@@ -40,13 +40,13 @@ func footer(b []byte) int {
 	return len(b) - 8 - int(n)
 }
 
-// TestIssue18ParquetNegativeRowCount: a row group whose footer gives a
+// TestParquetNegativeRowCount: a row group whose footer gives a
 // negative row count panicked ("slice bounds out of range"). Every byte
 // of the footer that holds the row groups' count of 2 rows (zigzag
 // varint 0x04, Thrift's compact encoding) is set to −1 (0x01) in turn:
 // no panic, and where it is a row group's count the error names the file
 // and row group.
-func TestIssue18ParquetNegativeRowCount(t *testing.T) {
+func TestParquetNegativeRowCount(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "ok.parquet")
 	writeParquet(t, path, 2, []string{"settle_s"}, map[string]any{"settle_s": []float64{1.5, 2, 0.25, 4}})
@@ -77,12 +77,12 @@ func TestIssue18ParquetNegativeRowCount(t *testing.T) {
 	}
 }
 
-// TestIssue18ArrowSchemaLength: a 1 KB file whose ARROW:schema metadata
+// TestArrowSchemaDamagedLength: a 1 KB file whose ARROW:schema metadata
 // holds a damaged length made arrow-go allocate 29.5 GB and end the
 // process. Each 4-byte word of the serialised schema that holds its
 // field count (1) is set to 0x6e000000: checkArrowSchema refuses it, and
 // Read returns ErrCorrupt naming the file.
-func TestIssue18ArrowSchemaLength(t *testing.T) {
+func TestArrowSchemaDamagedLength(t *testing.T) {
 	schema := arrow.NewSchema([]arrow.Field{{Name: "wait", Type: &arrow.DurationType{Unit: arrow.Millisecond}}}, nil)
 	ser := flight.SerializeSchema(schema, memory.DefaultAllocator)
 	if err := checkArrowSchema(base64.StdEncoding.EncodeToString(ser)); err != nil {
@@ -145,11 +145,11 @@ func writeRecordParquet(t *testing.T, path string, rec arrow.RecordBatch, arrowS
 	}
 }
 
-// TestIssue18TimestampRange: timestamps past 2262-04-11 (or before
+// TestTimestampRange: timestamps past 2262-04-11 (or before
 // 1677-09-21) overflow Unix nanoseconds; 7285-03-01T10:00:05Z was read as
 // 445,741.6 s. They are ErrOutOfRange naming file, row and column, and
 // --drop-invalid drops them, counted.
-func TestIssue18TimestampRange(t *testing.T) {
+func TestTimestampRange(t *testing.T) {
 	in := "created_at,settled_at\n2025-03-01T10:00:00Z,2025-03-01T10:00:05Z\n2025-03-01T10:00:00Z,7285-03-01T10:00:05Z\n1600-01-01T00:00:00Z,2025-03-01T10:00:05Z\n"
 	opt := ReadOptions{Start: "created_at", End: "settled_at"}
 	_, _, err := ReadCSV(strings.NewReader(in), "ts.csv", opt)
@@ -164,12 +164,12 @@ func TestIssue18TimestampRange(t *testing.T) {
 	}
 }
 
-// TestIssue18Bins: binned input with a count of 1e300 became
+// TestBinCountsAndOverlap: binned input with a count of 1e300 became
 // "-9223372036854775808 rows"; overlapping bins and fractional counts
 // were accepted. Counts are whole numbers up to MaxBinCount, all bins
 // together hold at most MaxBinCount items, and the bins of a segment do
 // not overlap.
-func TestIssue18Bins(t *testing.T) {
+func TestBinCountsAndOverlap(t *testing.T) {
 	for _, c := range []struct {
 		name, in string
 		seg      string
@@ -204,8 +204,8 @@ func TestIssue18Bins(t *testing.T) {
 	}
 }
 
-// TestIssue18Quote: quote cuts at a character boundary.
-func TestIssue18Quote(t *testing.T) {
+// TestQuoteCutsAtCharacter: quote cuts at a character boundary.
+func TestQuoteCutsAtCharacter(t *testing.T) {
 	if got, want := quote("abc"), `"abc"`; got != want {
 		t.Errorf("quote(abc) = %s", got)
 	}

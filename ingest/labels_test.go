@@ -102,12 +102,12 @@ func checkLabels(t *testing.T, s *Sample, names []string) {
 	}
 }
 
-// TestIssue18LabelsWidenCSV: a CSV's labels are a byte an item while it
+// TestLabelsWidenCSV: a CSV's labels are a byte an item while it
 // has at most 256 segment names, and widen once to four when a 257th
 // comes: in the middle of a block (the block's own labels widen), in a
 // later block whose own names are few (the merged sample's widen), and in
 // a second file; the labels name every row's segment throughout.
-func TestIssue18LabelsWidenCSV(t *testing.T) {
+func TestLabelsWidenCSV(t *testing.T) {
 	defer func(n int) { chunkSize = n }(chunkSize)
 	opt := ReadOptions{Column: "settle_s", Segment: "method"}
 	for _, c := range []struct {
@@ -167,11 +167,11 @@ func TestIssue18LabelsWidenCSV(t *testing.T) {
 	})
 }
 
-// TestIssue18LabelsWidenParquet: the same in Parquet, whose batches are
+// TestLabelsWidenParquet: the same in Parquet, whose batches are
 // row groups: the 257th name in the middle of a row group, in a later row
 // group than the first 256, and in a second file, read by one worker and
 // two.
-func TestIssue18LabelsWidenParquet(t *testing.T) {
+func TestLabelsWidenParquet(t *testing.T) {
 	dir := t.TempDir()
 	opt := ReadOptions{Column: "settle_s", Segment: "method"}
 	write := func(name string, rowGroup int64, names []string, from int) string {
@@ -247,10 +247,10 @@ func TestIssue18LabelsWidenParquet(t *testing.T) {
 	})
 }
 
-// TestIssue18LabelsParquetDictionary: a dictionary-encoded segment column
+// TestLabelsParquetDictionary: a dictionary-encoded segment column
 // whose dictionary holds 300 names, of which the rows use three: the
 // labels count the names the rows use, and stay a byte an item.
-func TestIssue18LabelsParquetDictionary(t *testing.T) {
+func TestLabelsParquetDictionary(t *testing.T) {
 	mem := memory.DefaultAllocator
 	dict := array.NewStringBuilder(mem)
 	for g := range 300 {

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestIssue18ParquetWindows: Parquet row groups decode their censoring
+// TestParquetWindows: Parquet row groups decode their censoring
 // flags and byte labels straight into the sample (windows of it), and
 // merging takes them there: with duplicate ids dropped in a row group
 // whose flags were written (its window then holds stale flags past its
@@ -14,7 +14,7 @@ import (
 // with no pending row after it (its flags cleared, not left stale), and
 // a file without any pending row (no flags at all); against the rows by
 // hand, by one worker and two.
-func TestIssue18ParquetWindows(t *testing.T) {
+func TestParquetWindows(t *testing.T) {
 	dir := t.TempDir()
 	// Row groups of 4: ids a–d with c and d pending; e, f settled, then a,
 	// c pending (repeats, dropped: their flags stay in the window past e

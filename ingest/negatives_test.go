@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// TestIssue15Negative: negative durations and ends before starts fail,
+// TestNegativePolicy: negative durations and ends before starts fail,
 // are dropped or are made 0, and are counted either way.
-func TestIssue15Negative(t *testing.T) {
+func TestNegativePolicy(t *testing.T) {
 	dur := "id,t\na,1\nb,-0.02\nc,2\nd,-0.5\n"
 	ts := "id,created_at,settled_at\n" +
 		"a,2025-03-01T00:00:00Z,2025-03-01T00:00:01Z\n" +

@@ -87,13 +87,13 @@ func TestReadParquetPlain(t *testing.T) {
 	}
 }
 
-// TestIssue13ParquetEncodings: Parquet as other writers make it — data
+// TestParquetEncodings: Parquet as other writers make it — data
 // pages v2, Zstandard, gzip and Brotli, delta and byte-stream-split
 // encodings, no dictionaries, INT96 timestamps (Spark, Impala), small
 // pages — reads to the same sample: the settle times of the first 300
 // rows of fixtures/payments.csv to the millisecond, from a duration
 // column and from two timestamps, with the same censoring and segments.
-func TestIssue13ParquetEncodings(t *testing.T) {
+func TestParquetEncodings(t *testing.T) {
 	rows, _, err := ReadCSVFile("../fixtures/payments.csv", ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}, Segment: "method"})
 	if err != nil {
 		t.Fatal(err)
@@ -156,12 +156,12 @@ func TestIssue13ParquetEncodings(t *testing.T) {
 	}
 }
 
-// TestIssue18EmptyRowGroup: arrow-go writes an empty record batch as a
+// TestParquetEmptyRowGroup: arrow-go writes an empty record batch as a
 // row group of no rows whose column chunks start at byte 0 (a dictionary
 // page alone, or nothing); such a file reads as its rows, not as a
 // corrupt one ("column chunk 0 lies at bytes 0 to 14"), with the
 // dictionary and without.
-func TestIssue18EmptyRowGroup(t *testing.T) {
+func TestParquetEmptyRowGroup(t *testing.T) {
 	mem := memory.DefaultAllocator
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "settle_s", Type: arrow.PrimitiveTypes.Float64},

@@ -353,7 +353,7 @@ func mustGlob(p string) []string {
 // shorter sample (io.ReadFull reports a short gzip stream and the end of a
 // block alike; decoded.wrap tells them apart), with or without
 // DropInvalid; and a file named .gz that is not gzip data says so.
-// TestIssue13CorruptCompressed does the same for zstd.
+// TestCorruptCompressed does the same for zstd.
 func TestReadTruncatedGzip(t *testing.T) {
 	var csvData bytes.Buffer
 	csvData.WriteString("settle_s\n")

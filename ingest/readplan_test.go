@@ -30,12 +30,12 @@ func TestReadOptionsMisuse(t *testing.T) {
 	}
 }
 
-// TestIssue18MaxRows: more rows than ReadOptions.MaxRows, or than memory
+// TestMaxRows: more rows than ReadOptions.MaxRows, or than memory
 // holds, fail with ErrTooManyRows naming the file, before the memory is
 // asked for: Parquet by its footer's counts, CSV as it is read. A 3.9 MB
 // gzip of valid rows that expands to a billion ran out of memory; here
 // 20 million rows in 39 KB.
-func TestIssue18MaxRows(t *testing.T) {
+func TestMaxRows(t *testing.T) {
 	pq := writeTestParquet(t) // 6 rows
 	_, _, err := Read([]string{pq}, ReadOptions{Column: "settle_s", MaxRows: 5})
 	wantParseError(t, err, ErrTooManyRows, pq, "6 rows", "above 5", "--max-rows")

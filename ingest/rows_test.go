@@ -59,10 +59,10 @@ func TestObservedBeforeStart(t *testing.T) {
 	}
 }
 
-// TestIssue18HugeValues: values above MaxSeconds (1e300) passed the
+// TestValuesAboveMaxSeconds: values above MaxSeconds (1e300) passed the
 // reader and failed in the fit without file or row. They are reader
 // errors, and --drop-invalid drops them; Sample.Validate agrees.
-func TestIssue18HugeValues(t *testing.T) {
+func TestValuesAboveMaxSeconds(t *testing.T) {
 	in := "t\n1.5\n1e301\n2\n"
 	_, _, err := ReadCSV(strings.NewReader(in), "huge.csv", ReadOptions{Column: "t"})
 	wantParseError(t, err, ErrOutOfRange, "huge.csv", `row 3, column "t"`, "1e+301")

@@ -92,7 +92,7 @@ func TestUnusedStatusPeek(t *testing.T) {
 	}
 }
 
-// TestIssue15StatusWithoutPending: a status column set (--status) with no
+// TestStatusWithoutPending: a status column set (--status) with no
 // pending value censors nothing, so rows whose status says pending count
 // as settled; the ends of a CSV input are peeked as for an unused status
 // column (TestUnusedStatusPeek), here in the column set, whatever its
@@ -100,7 +100,7 @@ func TestUnusedStatusPeek(t *testing.T) {
 // outcomes alone, or --pending given, warn nothing, unless other values
 // at the ends read as pending (processing beside --pending pending);
 // Parquet, not looked into, gets the warning without values.
-func TestIssue15StatusWithoutPending(t *testing.T) {
+func TestStatusWithoutPending(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, col, last string) string {
 		var b strings.Builder

@@ -10,10 +10,10 @@ import (
 	"time"
 )
 
-// TestIssue15Epoch: epoch numbers in s, ms, µs and ns give the same
+// TestEpochUnits: epoch numbers in s, ms, µs and ns give the same
 // instants exactly; a unit that makes them implausible warns or, without
 // --epoch, the error names the unit that fits.
-func TestIssue15Epoch(t *testing.T) {
+func TestEpochUnits(t *testing.T) {
 	// 2025-03-01T00:00:04.280123456Z and 12.5 s later.
 	start, end := int64(1740787204280123456), int64(1740787216780123456)
 	for _, u := range []Unit{Second, Millisecond, Microsecond, Nanosecond} {

@@ -131,11 +131,11 @@ func TestParseUnit(t *testing.T) {
 	}
 }
 
-// TestIssue15SameSecondsInEveryUnit: a value written in s, ms, µs or ns
+// TestSameSecondsInEveryUnit: a value written in s, ms, µs or ns
 // reads as the very same float64, the one strconv gives for the decimal
 // in seconds: sub-second units divide (1234 ms is 1234/1000, rounded
 // once), they do not multiply by 0.001 (rounded twice).
-func TestIssue15SameSecondsInEveryUnit(t *testing.T) {
+func TestSameSecondsInEveryUnit(t *testing.T) {
 	// Each value in seconds, as text; the others are the same decimal
 	// with the point moved.
 	for _, sec := range []string{"1.234", "0.1", "0.3", "2.675", "0.000123", "900", "0.0005", "4.768", "123456.789", "1e-3", "0.885"} {
@@ -236,11 +236,11 @@ func shrinkDecimal(s string, k int) string {
 	return ip + "." + fp
 }
 
-// TestIssue15SameSampleInEveryUnit is the issue's "must show" at the
+// TestSameSampleInEveryUnit is the issue's "must show" at the
 // reader: the latency fixture in s, ms and µs, with the unit set or only
 // in the column name, and scaled down a thousandfold (values under
 // 1 ms), gives bit-identical samples.
-func TestIssue15SameSampleInEveryUnit(t *testing.T) {
+func TestSameSampleInEveryUnit(t *testing.T) {
 	for _, down := range []int{0, 3} { // as is, and a thousand times shorter
 		var ref []float64
 		for _, c := range []struct {
@@ -367,11 +367,11 @@ func TestReadUnitReport(t *testing.T) {
 	}
 }
 
-// TestIssue15ImplausibleMagnitude: a median settle time above a day or
+// TestImplausibleMagnitude: a median settle time above a day or
 // below a microsecond warns, naming the units that make it plausible; a
 // plain int64 Parquet column of nanoseconds read as seconds is the
 // issue's case.
-func TestIssue15ImplausibleMagnitude(t *testing.T) {
+func TestImplausibleMagnitude(t *testing.T) {
 	dir := t.TempDir()
 	// Nanoseconds of settle times from 0.5 s to 157 s (max 1.57e11 ns),
 	// median 1.2 s, in a column whose name says nothing.

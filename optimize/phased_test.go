@@ -270,7 +270,7 @@ func TestPriceOfSimplicityMonotone(t *testing.T) {
 // not land there (not counted as a phase). With a poll cost the
 // Lagrangian DP is exact, so the objectives must agree to rounding; with
 // a stuck budget the local search must reach the same optimum here.
-func TestIssue17PhasedMatchesExhaustive(t *testing.T) {
+func TestPhasedMatchesExhaustive(t *testing.T) {
 	d := distuv.LogNormal{Mu: math.Log(2), Sigma: 0.6}
 	gaps := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second}
 	o := Options{Horizon: 10 * time.Second, Resolution: 100 * time.Millisecond, MinGap: 500 * time.Millisecond, NiceGaps: gaps, ConstantGaps: true}

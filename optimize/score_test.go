@@ -239,7 +239,7 @@ func TestNewItemsCensoredUnitMatchesGeneral(t *testing.T) {
 // millisecond resolution have about 10⁶), and scores tied items as the
 // items one by one would be scored: each item's lag is the first poll at
 // or after it minus its settle time, counted here item by item.
-func TestItemsDistinctTimesIssue18(t *testing.T) {
+func TestItemsDistinctTimes(t *testing.T) {
 	r := rand.New(rand.NewPCG(18, 1))
 	settle := make([]float64, 20000)
 	distinct := map[float64]bool{}

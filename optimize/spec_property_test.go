@@ -242,7 +242,7 @@ func checkHorizonPoll(t *testing.T, what string, s Schedule, h time.Duration) {
 // 45s" and "every 10m until 10m" that the code ran as a cut 45 s gap where
 // the README's rule gives 60 s. The rule holds now, and the printer writes
 // such a phase as the single gap it runs as.
-func TestIssue15GapPastItsBound(t *testing.T) {
+func TestGapPastItsBound(t *testing.T) {
 	tests := []struct {
 		spec, printed string
 		polls         []time.Duration

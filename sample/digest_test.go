@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-// TestIssue18Digest: equal samples have equal digests; a change to any
+// TestDigest: equal samples have equal digests; a change to any
 // column, bit for bit, or to the segment names, or an item moved, changes
 // it; a column that is there differs from none.
-func TestIssue18Digest(t *testing.T) {
+func TestDigest(t *testing.T) {
 	base := func() *Sample {
 		return &Sample{
 			Times:        []float64{1.5, 2.25, 3, 0.5},

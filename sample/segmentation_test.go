@@ -8,13 +8,13 @@ import (
 	"unsafe"
 )
 
-// TestIssue18Segmentation: a Segmentation copies out parts, one or a
+// TestSegmentation: a Segmentation copies out parts, one or a
 // range of them in one pass, item by item in order, with their flags,
 // weights and creation instants, through an index of a byte (≤ 256
 // parts), two (≤ 65,536) or four an item, and reads the sample's labels
 // no more once made; against the plain grouping by label, segments below
 // minRows folded into "other".
-func TestIssue18Segmentation(t *testing.T) {
+func TestSegmentation(t *testing.T) {
 	for _, c := range []struct {
 		segments, items, minRows int
 	}{
@@ -88,7 +88,7 @@ func TestIssue18Segmentation(t *testing.T) {
 	}
 }
 
-// TestIssue18PartitionInPlace: PartitionInPlace gives the parts Parts
+// TestPartitionInPlace: PartitionInPlace gives the parts Parts
 // copies out, as views of the sample, the largest part first and the
 // others in name order, each column moved with its item (every item is
 // known by its time: flag i%3 == 0, weight 1+i%4, created 7i), the
@@ -97,7 +97,7 @@ func TestIssue18Segmentation(t *testing.T) {
 // over 2¹⁶ parts is slow), a part without items, parts folded into
 // "other", the largest part last by name, a sample of one part and an
 // empty one, and without the labels (the buffer allocated).
-func TestIssue18PartitionInPlace(t *testing.T) {
+func TestPartitionInPlace(t *testing.T) {
 	for _, c := range []struct {
 		name                     string
 		segments, items, minRows int
@@ -228,13 +228,13 @@ func TestSegmentationOtherTaken(t *testing.T) {
 	}
 }
 
-// TestIssue18EmptySegmentApart: rows whose segment value is empty are
+// TestEmptySegmentApart: rows whose segment value is empty are
 // the part "(empty)", unless the data has a value "(empty)": then the
 // first free name of "(empty value)", "(empty value 2)", … — they were
 // merged into one part of both (found by a fresh user), with the folded
 // part named apart from both, and a name held only by a segment without
 // items does not count.
-func TestIssue18EmptySegmentApart(t *testing.T) {
+func TestEmptySegmentApart(t *testing.T) {
 	for _, c := range []struct {
 		names  []string
 		counts []int
@@ -271,14 +271,14 @@ func sampleOfCounts(names []string, counts []int) *Sample {
 	return s
 }
 
-// TestIssue18SegmentationInPlace: labels of a byte an item (Segment8) are
+// TestSegmentationInPlace: labels of a byte an item (Segment8) are
 // the segmentation's index, each rewritten to its part in place, and the
 // sample's labels and names go; the parts are those of the same labels in
 // four bytes (Segment), whose index is a second array (up to 2¹⁶ parts)
 // and which the sample keeps. With 250 segments below 2 rows folded into "other", a
 // segment without items, PartitionInPlace after (its buffer allocated),
 // and labels beyond 2¹⁶ parts, whose index is their own memory too.
-func TestIssue18SegmentationInPlace(t *testing.T) {
+func TestSegmentationInPlace(t *testing.T) {
 	build := func(segments, items int, narrow bool) *Sample {
 		s := &Sample{}
 		for g := range segments {

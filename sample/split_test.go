@@ -115,7 +115,7 @@ func ExampleSample_Split() {
 // Issue 18: SplitInPlace gives the parts Split gives, column by column,
 // as views of the sample, which keeps all its items: the training items
 // first, then the held-out ones.
-func TestSplitInPlaceIssue18(t *testing.T) {
+func TestSplitInPlace(t *testing.T) {
 	for _, n := range []int{0, 1, 10, 1000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			s := splitSample(n)
@@ -166,7 +166,7 @@ func TestSlice(t *testing.T) {
 // Fisher–Yates shuffle of []int indexes with a bool an item, taken here
 // as the reference, for sizes around the bit set's words and holdouts on
 // both sides of ½.
-func TestSplitInPlaceBuffersIssue18(t *testing.T) {
+func TestSplitInPlaceBuffers(t *testing.T) {
 	for _, n := range []int{1, 63, 64, 65, 1000, 4097} {
 		for _, h := range []float64{0.1, 0.3, 0.5, 0.7, 0.99} {
 			s := splitSample(n)
@@ -214,7 +214,7 @@ func TestSplitInPlaceBuffersIssue18(t *testing.T) {
 // original order (plan takes its segments out of all items after
 // planning them), for sizes around the bit set's words and holdouts on
 // both sides of ½, and with columns missing.
-func TestSplitInPlaceUndoIssue18(t *testing.T) {
+func TestSplitInPlaceUndo(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		n       int
@@ -267,10 +267,10 @@ func TestSplitInPlaceUndoIssue18(t *testing.T) {
 	}
 }
 
-// TestShuffleHeld24Issue18: the shuffle on 3-byte indexes holds out the
+// TestShuffleHeld24: the shuffle on 3-byte indexes holds out the
 // items the 4-byte one does, draw for draw, and packed24 keeps every value
 // below 2²⁴ at every alignment in its words without touching neighbours.
-func TestShuffleHeld24Issue18(t *testing.T) {
+func TestShuffleHeld24(t *testing.T) {
 	for _, c := range []struct {
 		n int
 		h float64

@@ -322,11 +322,11 @@ func (w *thriftWriter) i32(id int16, v int32) {
 func (w *thriftWriter) begin(id int16) { w.field(id, tStruct); w.last = append(w.last, 0) }
 func (w *thriftWriter) end()           { w.b = append(w.b, tStop); w.last = w.last[:len(w.last)-1] }
 
-// TestIssue18AllocationBound: a page header that asks for more memory
+// TestAllocationBound: a page header that asks for more memory
 // than the file can hold is refused before anything is allocated (other
 // readers allocated 265 GB for a damaged length in a 1 KB file and
 // ended the process), as is a page longer than its column chunk.
-func TestIssue18AllocationBound(t *testing.T) {
+func TestAllocationBound(t *testing.T) {
 	page := func(uncompressed, compressed int32) []byte {
 		w := thriftWriter{last: []int16{0}}
 		w.i32(1, dataPage)
@@ -445,12 +445,12 @@ func TestLZ4Hadoop(t *testing.T) {
 	}
 }
 
-// TestIssue18PageByPage: Next reads a chunk a page at a time (issue 18:
+// TestPageByPage: Next reads a chunk a page at a time (issue 18:
 // not the whole chunk at once), a header first: a page whose header, with
 // 10 KB of statistics, is longer than the bytes read first (headerBytes),
 // a page whose body is, and pages smaller than that, back to back; every
 // page's values come out as written, and the chunk ends where it should.
-func TestIssue18PageByPage(t *testing.T) {
+func TestPageByPage(t *testing.T) {
 	page := func(values []float64, stats int) []byte {
 		body := make([]byte, 0, 8*len(values))
 		for _, v := range values {

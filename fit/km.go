@@ -52,7 +52,7 @@ func (km *KaplanMeier) MarshalJSON() ([]byte, error) {
 // estimate keeps every step (each kept step fell that far from the one
 // before it), so both write the same JSON: a caller that keeps estimates
 // for their JSON alone (fit --segment, until every segment is fitted)
-// may hold the thinned one (issue 18).
+// may hold the thinned one, at most kmJSONSteps steps.
 func (km *KaplanMeier) Thin() *KaplanMeier {
 	if len(km.T) <= kmJSONSteps {
 		return km
@@ -274,8 +274,8 @@ func kaplanMeierWeighted(s *sample.Sample) (*KaplanMeier, []float64, masses) {
 // first and the censored ones after, each by time, and returns the number
 // settled: kaplanMeierSorted then reads the two parts of s.Times where
 // they are, instead of a sorted copy of the settled times (8 bytes an
-// item, the censored fit's peak: issue 18). s must have no columns but
-// Times and Censored, which move together. The sort orders the floats'
+// item, the censored fit's peak: docs/performance.md, Memory). s must
+// have no columns but Times and Censored, which move together. The sort orders the floats'
 // bits, in which −0 is last; ok is false, and s unchanged, when a time is
 // −0 (kaplanMeier's copies turn it into +0, which is not for here to do).
 func sortSettledFirst(s *sample.Sample) (k int, ok bool) {
@@ -311,7 +311,7 @@ func sortSettledFirst(s *sample.Sample) (k int, ok bool) {
 // sortFloats sorts x, whose values are ≥ 0 and not −0 — for such floats
 // the 64 bits order as the values — in place, without a buffer the size
 // of x (the LSD sort it replaces took one: 8 bytes a settled item at the
-// Kaplan–Meier step's peak, issue 18). Up to sortChunk values go to
+// Kaplan–Meier step's peak). Up to sortChunk values go to
 // radixSortBits with a buffer of their size; larger x are split in place
 // by an MSD radix pass on the 16 highest bits that vary, which permutes
 // each value into its bucket by cycles (McIlroy, Bostic & McIlroy 1993,

@@ -17,8 +17,8 @@ import (
 // wsample.quantiles, each settled item weighing its Kaplan–Meier mass
 // S(t_j−)/n_j (Efron's redistribution to the right). A pending item
 // younger than some settle is thus not left out as though it would never
-// settle: its mass goes to the settles after its age (issue 15: pending
-// items censored at 0–60 s put the 99th percentile of the settled rows
+// settle: its mass goes to the settles after its age (pending items
+// censored at 0–60 s put the 99th percentile of the settled rows
 // alone at 40.9 s, where the estimate still has 6.6 % to settle).
 //
 // When no item is censored, or every censored time is at or beyond the

@@ -74,9 +74,10 @@ func parseSimpleDecimal(b []byte, shift int) (float64, bool) {
 // parseShortDecimal is parseSimpleDecimal for text of n ≤ 8 bytes held in
 // the low lanes of v (the first byte in the lowest), its other lanes
 // zero: the point is taken out and the digits checked and combined 8 at
-// a time (issue 13), the combination of Lemire, "Quickly parsing eight
-// digits" (2018), on digits right-aligned behind zeros. It accepts
-// exactly what parseSimpleDecimal accepts and gives the same value.
+// a time (docs/performance.md, Ingest), the combination of Lemire,
+// "Quickly parsing eight digits" (2018), on digits right-aligned behind
+// zeros. It accepts exactly what parseSimpleDecimal accepts and gives the
+// same value.
 func parseShortDecimal(v uint64, n, shift int) (float64, bool) {
 	// The masks on shift counts tell the compiler they are below 64 (no
 	// test for Go's semantics of wider shifts).

@@ -96,7 +96,7 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 		// segment labels while they are a byte a row (batch-local labels
 		// there, which merging remaps in place): else each row group's
 		// batch made its own, 2 MB a row group at 10⁶ rows, garbage once
-		// merged (issue 18).
+		// merged (docs/performance.md, Memory).
 		if m.created {
 			m.s.Created = regrow(m.s.Created, cap(m.s.Times))
 		}

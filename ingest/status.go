@@ -25,7 +25,7 @@ func (m *merger) warnLayout(columns []string, part map[string]string, p *plan, p
 	}
 	if st := p.names[roleStatus]; st != "" && len(p.pending) == 0 && !p.opt.Binned && slices.Contains(columns, st) && !slices.Contains(m.warned, "status") {
 		// A status column set with no pending values censors nothing:
-		// its pending rows count as settled (issue 15).
+		// its pending rows count as settled, silently but for this warning.
 		switch {
 		case peek == nil:
 			m.warned = append(m.warned, "status")
@@ -87,7 +87,8 @@ const (
 )
 
 // statusPeekColumn is the column statusPeek reads: the status column
-// when one is set (its pending values may be missing, issue 15), else the
+// when one is set (its pending values may be missing: then no row is
+// censored), else the
 // one named "status".
 func (p *plan) statusPeekColumn() string {
 	if st := p.names[roleStatus]; st != "" {

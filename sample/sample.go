@@ -30,7 +30,7 @@ import (
 // while the input has at most 256 distinct segment names, and widens it
 // once into Segment when a 257th appears: at 10⁷ rows the labels are 10 MB
 // instead of 40, which was most of what a segmented read held beyond the
-// times (issue 18). Samples built by hand set either; at most one is not
+// times. Samples built by hand set either; at most one is not
 // nil. Read a label with SegmentOf.
 //
 // Created, when not nil, gives each item's creation instant in Unix

@@ -32,7 +32,7 @@ func (s *Sample) Segments(minRows int) (names []string, parts []*Sample, folded 
 // before copying the parts out. Where the labels are as wide as that
 // index (a byte an item, Segment8, or Segment beyond 65,536 parts) the
 // index is their memory, each label rewritten to its part, and the
-// sample has no labels after (issue 18: no second array a row).
+// sample has no labels after: no second array a row.
 type Segmentation struct {
 	// Names are the parts' names, sorted (Other for the folded ones).
 	Names []string
@@ -235,7 +235,7 @@ func copyParts[I uint8 | uint16 | uint32](parts []*Sample, s *Sample, index []I,
 // the end of the items not yet placed, from the last of them to the
 // second (split.go's partition, through a buffer of that part's items, 8
 // bytes an item), so that the parts need no copy besides the sample
-// (issue 18: plan's and fit's segments). The sample's labels, which the
+// (plan's and fit's segments). The sample's labels, which the
 // segmentation reads no more, are dropped, and when the sample still has
 // them as Segment their memory is that buffer (4 bytes an item: room for
 // any part but the largest, which is at most half the items); else the

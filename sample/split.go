@@ -51,7 +51,7 @@ func holdoutCount(holdout float64, n int) int {
 // indexes once the held-out items are marked (4 bytes an item: room for
 // holdout ≤ ½ of 8-byte values, two words each). 10⁷ rows split 70/30
 // take those 4 bytes and a bit an item at a time, instead of the 9 of
-// copying both parts (issue 18).
+// copying both parts (docs/performance.md, Memory).
 func (s *Sample) SplitInPlace(holdout float64, seed uint64) (train, test *Sample) {
 	train, test, _ = s.SplitInPlaceUndo(holdout, seed)
 	return train, test
@@ -218,7 +218,7 @@ func (s *Sample) held(k int, seed uint64) (held heldSet, scratch []uint32) {
 	rng := rand.New(rand.NewPCG(seed, 0x73706c6974)) // "split"
 	if n < 1<<24 {
 		// 3 bytes an index below 2²⁴ items: at 10⁷ rows the shuffle is
-		// the plan's peak, 10 MB lower so (issue 18).
+		// the plan's peak, 10 MB lower so.
 		idx := make24(n)
 		return shuffleHeld24(n, k, rng, idx), idx
 	}

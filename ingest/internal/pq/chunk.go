@@ -53,7 +53,7 @@ type Chunk struct {
 // Reset makes c read column col (one of f.Columns, not Nested) of row
 // group rg. Next reads the chunk's bytes a page at a time: a whole chunk
 // is several megabytes (4.8 MB for 10⁶ doubles), which a reader of many
-// columns on every core held at once (issue 18).
+// columns on every core held at once (docs/performance.md, Memory).
 func (c *Chunk) Reset(f *File, rg int, col *Column) error {
 	if col.Nested {
 		panic("pq: Chunk.Reset of a nested column")

@@ -28,7 +28,7 @@ func pointMass(d *Density, lo, hi float64) float64 {
 	return m
 }
 
-// TestPDFIncludesSpikes (issue 11): the density on the grid includes the
+// TestPDFIncludesSpikes: the density on the grid includes the
 // spikes' mass, so the trapezoid rule over it gives the CDF's rise less
 // the point masses. A known case: 0.8 of Exp(mean 10 s) plus a spike of
 // 0.2 over [30, 32] s on the log grid of 2048 points to 100 s: over the
@@ -88,7 +88,7 @@ func TestSpikePDFs(t *testing.T) {
 	}
 }
 
-// TestPDFIntegratesPaymentsFixture (issue 11): on the payments fixture,
+// TestPDFIntegratesPaymentsFixture: on the payments fixture,
 // whose mobile-money timeouts make a spike near 60.5 s, the trapezoid
 // integral of pdf between grid points equals the CDF's rise less point
 // masses, within 10⁻⁴ on each stretch — the spike's own stretch and the

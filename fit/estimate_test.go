@@ -72,7 +72,7 @@ func TestResolution(t *testing.T) {
 		{"half seconds", []float64{0.5, 1, 2.5, 10}, 0.5},
 		{"minutes", []float64{60, 120, 600, 3600}, 3600 / 60},
 		{"continuous", []float64{math.Pi, math.E, math.Sqrt2}, 0},
-		// Issue 11: relative and scale-free. Values under 3.6 ms were
+		// Relative and scale-free. Values under 3.6 ms were
 		// "multiples" (k = 0) of 3600 s, 37 µs steps of 5000 s.
 		{"microseconds under 3.6 ms", []float64{12e-6, 0.000347, 0.0021, 0.003599}, 1e-6},
 		{"37 µs steps", []float64{37e-6, 74e-6, 37e-6 * 5, 37e-6 * 12}, 37e-6},
@@ -124,7 +124,7 @@ func TestSubMillisecond(t *testing.T) {
 	}
 }
 
-// TestAtoms is issue 4's atom rule: known point masses are found with
+// TestAtoms checks the atom rule: known point masses are found with
 // their masses; smooth data, rounded to whole seconds or not, give none.
 func TestAtoms(t *testing.T) {
 	const n = 20000
@@ -186,7 +186,7 @@ func TestAtoms(t *testing.T) {
 }
 
 // TestAtomsJuliaCI: the Julia CI durations are whole seconds, so every
-// value repeats; that must not make atoms (issue 4).
+// value repeats; that must not make atoms.
 func TestAtomsJuliaCI(t *testing.T) {
 	x := readColumn(t, filepath.Join("..", "fixtures", "julia_ci_job_durations.csv"), "duration_s")
 	d, err := Estimate(&sample.Sample{Times: x}, Options{})

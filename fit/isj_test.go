@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// TestISJAdaptiveBins (issue 13): the ISJ bandwidth binned on as few bins
+// TestISJAdaptiveBins: the ISJ bandwidth binned on as few bins
 // as span it 32 times (isj) is within 0.1 % of the bandwidth on all 2¹⁴
 // (botev, kde.m's count) over a battery of samples fitted end to end
 // (Estimate: de-rounding, weights, binned input's spread): lognormal,
@@ -117,7 +117,7 @@ func TestISJAdaptiveBins(t *testing.T) {
 	}
 }
 
-// TestSumExpTermsStop (issue 13): sumExpTerms, which stops once the terms
+// TestSumExpTermsStop: sumExpTerms, which stops once the terms
 // left are provably below rounding, returns bit for bit the full sum, for
 // ISJ's coefficients on lognormal samples of 100 to 10⁵ values (whose
 // high-frequency a2_k sit at the sample's noise floor) and on random ones
@@ -188,8 +188,8 @@ func TestISJNormal(t *testing.T) {
 	}
 }
 
-// sumExpTermsFull is sumExpTerms before issue 13: every term until the
-// exponential underflows to 0.
+// sumExpTermsFull is sumExpTerms without the early stop: every term until
+// the exponential underflows to 0.
 func sumExpTermsFull(coef []float64, t float64) float64 {
 	sum := 0.0
 	c := math.Pi * math.Pi * t

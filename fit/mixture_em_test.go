@@ -93,7 +93,7 @@ func TestMixtureRecovery(t *testing.T) {
 			comps: []Component{{0.3, ln(0.5), 0.4}, {0.7, ln(8), 0.6}},
 		},
 		{
-			// The payments model of issue 11 as a pure mixture, with 3 %
+			// The payments model (40/50/7 %) as a pure mixture, with 3 %
 			// never settling and observation ages of 5 min to 1 h; 20,000
 			// rows, so the settled times are binned.
 			name:   "payments-like, censored, binned",
@@ -412,7 +412,7 @@ func TestMixtureErrors(t *testing.T) {
 //	drags           5.29% (150–240 s)
 //	stuck           1.07%
 //
-// and the issue's summary, 40/50/7% in the fast (< 5 s), middle and slow
+// and the model's summary, 40/50/7% in the fast (< 5 s), middle and slow
 // (> 100 s) groups. Tolerances: 5 standard errors of a share of n =
 // 20,000 (0.016 at 29%) where a group is one lognormal; wider where the
 // generator's laws are not lognormal (offsets, the exponential timeout

@@ -182,7 +182,7 @@ func TestMaxLikelihoodMatchesR(t *testing.T) {
 	})
 }
 
-// tieCase is one tie-heavy sample of reference.json's "ties" (issue 11):
+// tieCase is one tie-heavy sample of reference.json's "ties":
 // R's rules on the values as recorded (bw_sj null where R's bw.SJ stops).
 type tieCase struct {
 	Name        string

@@ -39,7 +39,7 @@ func TestScratchPool(t *testing.T) {
 	}
 }
 
-// TestConcurrentFitsScratch (issue 13): fits running at once, which take
+// TestConcurrentFitsScratch: fits running at once, which take
 // and give back the same pooled buffers (scratchPool) and FFT plans,
 // give what each gives alone.
 func TestConcurrentFitsScratch(t *testing.T) {

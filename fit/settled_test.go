@@ -19,7 +19,7 @@ import (
 // h = (n − 1)p and j = ⌊h⌋. The cases put censored times outside the
 // settled range (they must not widen the buckets), ties, one distinct
 // settled value, and a far outlier that squeezes the rest into one bucket.
-// Censored items among the settles are issue 15's (TestKMQuantileMatchesR):
+// Censored items among the settles are TestKMQuantileMatchesR's:
 // here they are all at or beyond the last settle, where the Kaplan–Meier
 // masses are equal and the quantile is the settled items' own.
 func TestSettledQuantileBySelection(t *testing.T) {

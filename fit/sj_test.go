@@ -103,7 +103,7 @@ func TestSJWeightedPairs(t *testing.T) {
 	})
 }
 
-// TestPhiStop (issue 13): phi4 and phi6, which stop once the bins left
+// TestPhiStop: phi4 and phi6, which stop once the bins left
 // cannot change their sums, return bit for bit the sums over every bin
 // (to δ = 1000), on sj's pair counts of lognormal samples of 100 to 10⁵
 // values in ln t and in t, and on random counts, at pilot bandwidths from
@@ -138,8 +138,8 @@ func TestPhiStop(t *testing.T) {
 	}
 }
 
-// phiFull is phi4 (deg 6) or phi6 (deg 15) before issue 13: every bin up
-// to δ = 1000.
+// phiFull is phi4 (deg 6) or phi6 (deg 15) without the early stop: every
+// bin up to δ = 1000.
 func phiFull(c sjCounts, h float64, deg int) float64 {
 	sum := 0.0
 	g := newGaussSteps(c.d / h)

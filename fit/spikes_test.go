@@ -132,7 +132,7 @@ func TestTruncExpRate(t *testing.T) {
 
 // TestSpikePaymentsFixture: the payments fixture's momo timeouts (generated
 // as 60.5 s + Exp(mean 0.5 s), 12 % of momo = 6 % of all rows; binomial sd
-// 0.0017) are found as one spike, the only atom (issue 4).
+// 0.0017) are found as one spike, the only atom.
 func TestSpikePaymentsFixture(t *testing.T) {
 	s, _, err := ingest.Read([]string{"../fixtures/payments.csv"}, ingest.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})
 	if err != nil {
@@ -149,7 +149,7 @@ func TestSpikePaymentsFixture(t *testing.T) {
 	if a.T-a.Width < 60.3 || a.T < 61.5 || a.T > 62.5 || math.Abs(a.Mass-0.06) > 0.006 {
 		t.Errorf("spike = %+v (from %v), want ≈ 6%% over [60.5, 62]", a, a.T-a.Width)
 	}
-	// Its shape (issue 11): the CDF follows the Kaplan–Meier curve across
+	// Its shape: the CDF follows the Kaplan–Meier curve across
 	// the spike to within 0.005 (an even spread was 0.021 off at 61.1 s;
 	// the KM's own standard error there is 0.002). The fitted rate is that
 	// of the generated delay, 1/0.5 s, to within 25 %.
@@ -169,7 +169,7 @@ func TestSpikePaymentsFixture(t *testing.T) {
 
 // TestAtomsBatchesFixture: the batch-settled fixture's three exact atoms
 // are found with the share of rows recorded exactly at 60, 120 and 300 s
-// (counted here straight from the CSV), and no spike (issue 4).
+// (counted here straight from the CSV), and no spike.
 func TestAtomsBatchesFixture(t *testing.T) {
 	x := readColumn(t, "../fixtures/batches.csv", "settle_s")
 	s, _, err := ingest.Read([]string{"../fixtures/batches.csv"}, ingest.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})

@@ -10,11 +10,11 @@ import (
 )
 
 // readBothPaths reads in with csvWorker.fastPlain and with the general
-// loop of csvWorker.fast (issue 13), in one block and in blocks of 7
+// loop of csvWorker.fast, in one block and in blocks of 7
 // bytes, and fails unless both paths give the same sample, report and
 // error at each block size (and the block sizes the same values, or both
 // an error: a header followed by spaces only is "a header only" in one
-// block, a record of one field in small ones, as before issue 13). It
+// block, a record of one field in small ones, as before fastPlain). It
 // returns fastPlain's in one block.
 func readBothPaths(t *testing.T, in []byte, opt ReadOptions) (*Sample, *Report, error) {
 	t.Helper()

@@ -63,7 +63,7 @@ func FuzzParseSimpleDecimal(f *testing.F) {
 				t.Fatalf("parseSimpleDecimal(%q, %d) = %v, strconv: %v, %v", s, shift, v, ref, err)
 			}
 		}
-		// Issue 13: the loop per part accepts what the switch per byte
+		// The loop per part accepts what the switch per byte
 		// accepted, no more, no less.
 		if wv, wok := parseSimpleDecimalSwitch([]byte(s), shift); ok != wok || v != wv {
 			t.Fatalf("parseSimpleDecimal(%q, %d) = %v, %v; the switch per byte gave %v, %v", s, shift, v, ok, wv, wok)
@@ -92,7 +92,7 @@ func FuzzParseSimpleDecimal(f *testing.F) {
 
 // FuzzParseShortDecimal: on text of up to 8 bytes, in a word's lanes,
 // parseShortDecimal accepts what parseSimpleDecimal accepts and gives
-// the same value (issue 13).
+// the same value.
 func FuzzParseShortDecimal(f *testing.F) {
 	for _, s := range []string{"0", "1.5", "14.485", "61.163", ".5", "5.", "1.2.3", "12345678", "1234567.", ".1234567", "-1", "1e3", "", ".", "9:5", "/9", "\xb1.5", "0.000001"} {
 		f.Add(s, uint8(0))

@@ -88,7 +88,7 @@ func TestDedupe(t *testing.T) {
 // counted and warned about: exactly up to repeatCap distinct rows, and
 // estimated beyond.
 func TestRepeatedRows(t *testing.T) {
-	// The case: every line written twice (the second copy after
+	// A log written twice: every line twice (the second copy after
 	// the whole first).
 	lines := []string{"a,1.5,x", "b,0.25,y", "c,1.5,x", "d,2,y"}
 	in := "id,t,m\n" + strings.Join(lines, "\n") + "\n" + strings.Join(lines, "\r\n") + "\n"

@@ -105,7 +105,7 @@ func FuzzUnitInName(f *testing.F) {
 // FuzzParseTimestamp: every RFC 3339 timestamp time.Parse accepts
 // parses to the same instant where Unix nanoseconds hold it (1677-09-21
 // to 2262-04-11) and to outOfRange elsewhere (7285-03-01 was read as
-// 445,741.6 s after 1970: issue 18), and no input panics.
+// 445,741.6 s after 1970), and no input panics.
 func FuzzParseTimestamp(f *testing.F) {
 	for _, s := range []string{"2025-03-01T00:00:28.538Z", "2025-03-01 00:00:28", "2025-03-01T09:42:09.526+05:30", "2024-02-29T23:59:59.999999999-01:00",
 		"2025-03-01T00:00:60Z", "2025-13-01T00:00:00Z", "1970-01-01T00:00:00Z", "2025-03-01T00:00:00 UTC", "9999-12-31T23:59:59Z",
@@ -274,14 +274,14 @@ var pqOptions = []ReadOptions{
 }
 
 // FuzzParquetMutation: real Parquet files (pqSeeds) with bytes flipped —
-// in the footer, the page headers, the pages or the ARROW:schema
-// metadata — are read without a panic or a runaway allocation (either
-// ends the fuzzing process), as a sample whose report adds up or an
-// error; an error about the data names the file. The input is the seed's
-// index and a list of edits, 5 bytes each: a 4-byte offset (modulo the
-// file's length, little-endian) and a byte XORed there. It found both
-// Parquet crashes of issue 18: a negative row count, and an ARROW:schema
-// length arrow-go allocated 29.5 GB for.
+// in the footer, the page headers, the pages or the ARROW:schema metadata
+// — are read without a panic or a runaway allocation (either ends the
+// fuzzing process), as a sample whose report adds up or an error; an
+// error about the data names the file. The input is the seed's index and
+// a list of edits, 5 bytes each: a 4-byte offset (modulo the file's
+// length, little-endian) and a byte XORed there. It found both Parquet
+// crashes reported against the reader: a negative row count, and an
+// ARROW:schema length arrow-go allocated 29.5 GB for.
 func FuzzParquetMutation(f *testing.F) {
 	seeds := pqSeeds(f)
 	edit := func(off int, x byte) []byte { return append(binary.LittleEndian.AppendUint32(nil, uint32(off)), x) }

@@ -236,10 +236,9 @@ func shrinkDecimal(s string, k int) string {
 	return ip + "." + fp
 }
 
-// TestSameSampleInEveryUnit is the "must show" at the
-// reader: the latency fixture in s, ms and µs, with the unit set or only
-// in the column name, and scaled down a thousandfold (values under
-// 1 ms), gives bit-identical samples.
+// TestSameSampleInEveryUnit: the latency fixture in s, ms and µs, with
+// the unit set or only in the column name, and scaled down a thousandfold
+// (values under 1 ms), gives bit-identical samples.
 func TestSameSampleInEveryUnit(t *testing.T) {
 	for _, down := range []int{0, 3} { // as is, and a thousand times shorter
 		var ref []float64

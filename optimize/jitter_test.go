@@ -8,7 +8,7 @@ import (
 )
 
 // No jittered gap is above the phase's cap, in every mode, and none is
-// below min(1ms, g/1000) (issue 16: decorrelated jitter reached 3.6s and
+// below min(1ms, g/1000) (decorrelated jitter reached 3.6s and
 // ±50% 1.8s over a 1.2s cap).
 func TestJitterCap(t *testing.T) {
 	const cap = 1200 * time.Millisecond

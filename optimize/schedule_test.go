@@ -29,7 +29,7 @@ func TestReferencesReproduceBriefTable(t *testing.T) {
 
 // Gaps of growing phases, by hand: Fib = 1, 1, 2, 3, 5, 8, …, products
 // and powers worked out on paper, rounded half away from zero to the
-// phase's grain (issue 16).
+// phase's grain.
 func TestPhaseGapAt(t *testing.T) {
 	const ms, us = time.Millisecond, time.Microsecond
 	tests := []struct {
@@ -95,7 +95,8 @@ func TestPhaseGrain(t *testing.T) {
 	}
 }
 
-// The issue's schedules, their polls counted by hand.
+// Schedules of growing phases, capped, over long and sub-millisecond
+// horizons: their polls counted by hand.
 func TestPollsGrowingPhases(t *testing.T) {
 	tests := []struct {
 		spec  string

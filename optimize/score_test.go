@@ -235,7 +235,7 @@ func TestNewItemsCensoredUnitMatchesGeneral(t *testing.T) {
 	}
 }
 
-// Issue 18: Items keeps one entry per distinct settle time (10⁷ items at
+// Items keeps one entry per distinct settle time (10⁷ items at
 // millisecond resolution have about 10⁶), and scores tied items as the
 // items one by one would be scored: each item's lag is the first poll at
 // or after it minus its settle time, counted here item by item.

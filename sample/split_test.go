@@ -112,7 +112,7 @@ func ExampleSample_Split() {
 	// 7 3
 }
 
-// Issue 18: SplitInPlace gives the parts Split gives, column by column,
+// SplitInPlace gives the parts Split gives, column by column,
 // as views of the sample, which keeps all its items: the training items
 // first, then the held-out ones.
 func TestSplitInPlace(t *testing.T) {
@@ -160,7 +160,7 @@ func TestSlice(t *testing.T) {
 	}
 }
 
-// Issue 18: the held-out items are marked in a bit set, and SplitInPlace
+// The held-out items are marked in a bit set, and SplitInPlace
 // buffers them in the shuffle's indexes (or, above a holdout of ½, in a
 // buffer of their own); the parts must be those of the plain partial
 // Fisher–Yates shuffle of []int indexes with a bool an item, taken here
@@ -210,7 +210,7 @@ func TestSplitInPlaceBuffers(t *testing.T) {
 	}
 }
 
-// Issue 18: the undo of SplitInPlaceUndo puts every column back in its
+// The undo of SplitInPlaceUndo puts every column back in its
 // original order (plan takes its segments out of all items after
 // planning them), for sizes around the bit set's words and holdouts on
 // both sides of ½, and with columns missing.

@@ -445,8 +445,8 @@ func TestLZ4Hadoop(t *testing.T) {
 	}
 }
 
-// TestPageByPage: Next reads a chunk a page at a time (issue 18:
-// not the whole chunk at once), a header first: a page whose header, with
+// TestPageByPage: Next reads a chunk a page at a time (not the
+// whole chunk at once), a header first: a page whose header, with
 // 10 KB of statistics, is longer than the bytes read first (headerBytes),
 // a page whose body is, and pages smaller than that, back to back; every
 // page's values come out as written, and the chunk ends where it should.

@@ -33,7 +33,7 @@ func TestWriteEscapes(t *testing.T) {
 }
 
 // A wall-clock schedule's step carries the stretch of the axis where its
-// polls follow the clock, and the slider's script draws it (issue 14).
+// polls follow the clock, and the slider's script draws it.
 func TestWriteClockSpan(t *testing.T) {
 	p := &Page{Title: "report", Version: "test", Command: "pollfit report",
 		Parts: []Part{{ID: "all", Title: "all", Budget: Budget{Steps: []Step{

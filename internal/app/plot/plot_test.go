@@ -176,8 +176,8 @@ func TestSecondsTicks(t *testing.T) {
 	}
 }
 
-// FixedPolls splits off the polls that depend on the creation instant
-// (issue 14), by hand: the age phases before the first wall-clock phase
+// FixedPolls splits off the polls that depend on the creation instant,
+// by hand: the age phases before the first wall-clock phase
 // poll at the same ages for every item.
 func TestFixedPolls(t *testing.T) {
 	for _, tc := range []struct {
@@ -202,7 +202,7 @@ func TestFixedPolls(t *testing.T) {
 // A wall-clock schedule's row shows its fixed polls as dots, the phase's
 // text, and its stuck polls as the range over creation instants: 17 for an
 // item created at 00:03:17, 16 for one whose age phase ends on an instant
-// (issue 14's worked examples, export's clock tests).
+// (the wall-clock example worked by hand in export's clock tests).
 func TestTimelineClock(t *testing.T) {
 	s := optimize.MustParseSpec("every 1s until 10s, after each 5m (+1s +2.5s) until 15m")
 	s.Name = "clock"

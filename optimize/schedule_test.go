@@ -75,6 +75,8 @@ func TestPhaseGapAt(t *testing.T) {
 	}
 }
 
+// TestPhaseGrain: the grain is the largest power of ten nanoseconds that
+// divides the gap and is at most gap/1000 and 1ms, by hand.
 func TestPhaseGrain(t *testing.T) {
 	tests := []struct {
 		gap, want time.Duration

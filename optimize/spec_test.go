@@ -139,6 +139,9 @@ func FuzzParseSpec(f *testing.F) {
 	})
 }
 
+// TestParseSpecMaxPolls: a spec of more than MaxPolls polls (10⁷),
+// counted by hand, is ErrTooManyPoll; one of fewer, capped ones
+// included, parses.
 func TestParseSpecMaxPolls(t *testing.T) {
 	tests := []struct {
 		spec string

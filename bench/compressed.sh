@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/compressed.sh — `pollfit fit` on plain, gzip and Zstandard CSV
-# (issue 13).
+# (docs/performance.md, Against fread, and compressed CSV).
 #
 #   bench/compressed.sh [RUNS [ROWS...]]   (defaults: 5 runs; 2000000 and 10000000 rows)
 #
@@ -23,7 +23,7 @@
 # stream is decompressed on one core (a deflate block starts where the one
 # before it ends), so its wall time is at least max(decompress CPU,
 # (decompress + plain CPU) / cores). Printed beside 1.5x the plain file's
-# wall time (issue 13's goal for .csv.gz): on a loaded machine the plain
+# wall time (the goal for .csv.gz): on a loaded machine the plain
 # wall time waits for a core, so compare on a quiet one.
 set -eu
 cd "$(dirname "$0")/.."

@@ -1,6 +1,7 @@
 #!/bin/sh
 # bench/fread.sh — `pollfit fit` on a CSV against R data.table's fread
-# reading only the column, side by side (issue 13).
+# reading only the column, side by side (docs/performance.md, Against
+# fread).
 #
 #   bench/fread.sh [ROWS [RUNS]]      (defaults: 10000000 rows, 5 runs)
 #

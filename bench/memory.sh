@@ -8,7 +8,7 @@
 # pollfit, and runs each path once under /usr/bin/time, printing its peak
 # resident set size, that per row, the same net of a 1,000-row run of the
 # path (the process's own ~35 MiB), and its wall and user CPU seconds.
-# Issue 18's bound: 16 bytes a row.
+# The bound: 16 bytes a row (docs/performance.md, Memory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:?usage: bench/memory.sh ROWS [PATHS]}

@@ -11,14 +11,14 @@ import (
 	"github.com/pollfit/pollfit/optimize"
 )
 
-// TestIssue16GoSourceEachKindAlone generates the Go of each schedule kind
+// TestGoSourceEachKindAlone generates the Go of each schedule kind
 // alone, each in a package of its own, and vets and tests them all: the
 // imports follow what a schedule uses, so a schedule of one kind must not
 // import what only another needs (a fib schedule alone imported "math",
 // which only exp and poly use, and did not compile: a second fresh user
 // exported compare's tuned fib family, 2026-12-01). TestGoSourceRuns
 // puts every kind in one file, where each import has a user.
-func TestIssue16GoSourceEachKindAlone(t *testing.T) {
+func TestGoSourceEachKindAlone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds Go packages (several seconds); skipped in -short mode")
 	}

@@ -26,7 +26,7 @@ type runCase struct {
 // and every growth kind, an "at D" start, explicit gaps ending the
 // schedule, a horizon that cuts the last gap, an oversized gap, a single
 // gap between repeating phases, phases that poll once past their bound or
-// not at all, and issue 16's: growth capped over long horizons past the
+// not at all, and the long ones: growth capped over long horizons past the
 // point where a product would overflow int64, and sub-millisecond
 // schedules whose growing gaps round to a grain below the millisecond.
 var runCases = func() []runCase {
@@ -45,12 +45,12 @@ var runCases = func() []runCase {
 		runCase{segment: "oversized", spec: "exp 1s x10 until 1m"},
 		runCase{segment: "once-between", spec: "every 1s until 5s, 10s, every 2s until 30s"},
 		// Phases whose first gap passes their bound (one poll, after it)
-		// or that start at their bound (no poll), issue 15.
+		// or that start at their bound (no poll).
 		runCase{segment: "gap-past-until", spec: "at 30s, every 1m until 45s, every 2m until 10m"},
 		runCase{segment: "no-poll-phase", spec: "every 15s until 1m50s, every 30s until 2m, every 1m until 5m"},
 		runCase{segment: "huge-overshoot", spec: "1s, exp 1s x1000 until 10s, every 1s until 20s"},
 		runCase{segment: "mixed", spec: "at 500ms, 1s, exp 1s x2 cap 8s until 1m, poly 2s ^0.5 until 3m, fib 3s cap 30s until 10m, linear 10s+5s cap 1m until 30m"},
-		// Issue 16: Fib(k)·1s passes 2^63 ns at k = 50; (k−1)·100h at
+		// Fib(k)·1s passes 2^63 ns at k = 50; (k−1)·100h at
 		// k = 25,623 (7.1h); (k−1)·175200h at k = 16; 2^k·100ms at k = 37.
 		runCase{segment: "fib-cap-long", spec: "fib 1s cap 5s until 1h"},
 		runCase{segment: "linear-cap-long", spec: "linear 100ms+100h cap 1s until 8h"},
@@ -62,7 +62,7 @@ var runCases = func() []runCase {
 		runCase{segment: "latency-us", spec: "exp 150us x1.5 cap 5ms until 50ms, poly 3ms ^0.5 until 200ms"},
 		runCase{segment: "ns", spec: "at 1ns, every 7ns until 1us, exp 1234567ns x1.01 until 100ms"},
 		// Checks of 100ms against "every 100ms until 1s": 11 checks, the
-		// last at 1s (issue 16: 11 checks up to 2.0s).
+		// last at 1s (11 checks up to 2.0s).
 		runCase{segment: "slow-100ms", spec: "every 100ms until 1s"},
 		// 100 days: waits of 720h, beyond setTimeout's 2^31−1 ms.
 		runCase{segment: "long-100d", spec: "every 720h until 2400h"},
@@ -88,7 +88,7 @@ var jitterCases = []runCase{
 	{segment: "cap-percent", spec: "exp 400ms x2 cap 1.2s until 1m, jitter ±50%"},
 }
 
-// clockCases have wall-clock phases (issue 14): the drivers' fake clocks
+// clockCases have wall-clock phases: the drivers' fake clocks
 // start at the Unix epoch, where their polls are optimize's Polls; the
 // clock tests (clockRuns) start them at other instants.
 var clockCases = []runCase{
@@ -116,7 +116,7 @@ func slowCheck(segment string, polls []time.Duration) time.Duration {
 	return (polls[1] - polls[0]) * 3 / 2
 }
 
-// checkSlow100 checks issue 16's example by hand: "every 100ms until 1s"
+// checkSlow100 checks by hand that "every 100ms until 1s"
 // with checks of 100ms makes its 11 checks at 0, 100ms, …, 1s.
 func checkSlow100(t *testing.T, segment string, starts []time.Duration) {
 	t.Helper()

@@ -14,7 +14,7 @@ import (
 // clockRun is a creation instant at which the clock tests start the fake
 // clocks of the generated code, for a segment of clockCases, and the wall
 // clock times of its polls worked out by hand from the rule of a
-// wall-clock phase (issue 14): while the last poll happened before U, the
+// wall-clock phase: while the last poll happened before U, the
 // next is at the first instant strictly after it that is an offset past a
 // multiple of the period. Times are of 2025-03-01, UTC.
 type clockRun struct {
@@ -23,7 +23,7 @@ type clockRun struct {
 }
 
 var clockRuns = []clockRun{
-	// Issue 14's example: the age phase from 00:03:17 to 00:03:27, then
+	// The wall-clock example: the age phase from 00:03:17 to 00:03:27, then
 	// 1 s and 2.5 s after each 5 minutes of the clock, ages 1m44s,
 	// 1m45.5s, 6m44s, 6m45.5s, 11m44s and 11m45.5s; 00:20:01 would be at
 	// 16m44s, after the horizon.
@@ -104,7 +104,7 @@ func TestClockRunsByHand(t *testing.T) {
 			t.Errorf("%s: PollsAt(%s) = %v, want by hand %v", r.name, r.created, got, want)
 		}
 	}
-	// The example's ages after the age phase, as issue 14 lists them.
+	// The example's ages after the age phase, worked by hand above.
 	_, ages := clockRuns[0].ages(t)
 	want := []time.Duration{104 * time.Second, 105500 * time.Millisecond, 404 * time.Second, 405500 * time.Millisecond, 704 * time.Second, 705500 * time.Millisecond}
 	if !slices.Equal(ages[11:], want) {
@@ -117,7 +117,7 @@ func docClocked(doc Document) bool {
 	return slices.ContainsFunc(doc.Schedules(), optimize.Schedule.Clocked)
 }
 
-// TestJSONClock writes issue 14's example, checks the document by hand,
+// TestJSONClock writes the wall-clock example, checks the document by hand,
 // reads it back to the same phases, and checks the refusals: a poll list,
 // a single gap after the wall-clock phase, jitter.
 func TestJSONClock(t *testing.T) {

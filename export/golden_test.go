@@ -17,7 +17,7 @@ import (
 // goldenDocs are the documents every target is rendered from for the
 // golden files: the brief's "now" schedule alone, and with two segments
 // (a jittered growing one and a deadline-shaped one) and metadata; and
-// issue 14's wall-clock schedule, with a segment whose wall-clock phase
+// the wall-clock example's schedule, with a segment whose wall-clock phase
 // comes between age phases and a jittered one.
 func goldenDocs() map[string]Document {
 	return map[string]Document{

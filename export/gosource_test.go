@@ -371,7 +371,7 @@ func clockRunsArg(t *testing.T, unit time.Duration) string {
 }
 
 // checkClockRuns compares the drivers' polls for clockRuns with the polls
-// worked out by hand, the instants of issue 14's must-show: the generated
+// worked out by hand, the wall-clock example's instants: the generated
 // code under a fake clock polls at the boundary plus the offset.
 func checkClockRuns(t *testing.T, got []clockRunResult) {
 	t.Helper()
@@ -398,7 +398,7 @@ func checkClockRuns(t *testing.T, got []clockRunResult) {
 // checkCap checks the largest and smallest jittered gaps that a target
 // drew in 200 runs of a cap- jitter case: never above the cap, and at the
 // cap for the kinds that may draw above the scheduled gap (decorrelated,
-// percent), at most the scheduled gap for the others (issue 16).
+// percent), at most the scheduled gap for the others.
 func checkCap(t *testing.T, segment string, lo, hi time.Duration) {
 	t.Helper()
 	if !strings.HasPrefix(segment, "cap-") {

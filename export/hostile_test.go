@@ -19,7 +19,7 @@ import (
 
 // hostileNames are segment names that reach generated source from data
 // (plan --segment col -o → JSON → export) and try to leave the string
-// literal or comment they land in (issue 16: a Kotlin block comment, which
+// literal or comment they land in (a Kotlin block comment, which
 // nests, let the first one run its class when the file was loaded).
 func hostileNames() []string {
 	names := []string{
@@ -451,13 +451,13 @@ func checkHostile(t *testing.T, segments []string, schedName, typ, pkg, segSpec 
 }
 
 // hostileSpecs are the segments' schedules of the hostile-name checks:
-// plain, and with a wall-clock phase (issue 14), whose code has tables
+// plain, and with a wall-clock phase, whose code has tables
 // and functions of its own.
 var hostileSpecs = []string{"every 2s until 10s", "every 2s until 10s, after each 1m (+1s +2.5s) until 10m"}
 
 // TestHostileNames renders the hostile names and 300 more drawn from
 // hostile fragments: each target's output must keep them inside string
-// literals and comments (issue 16). TestGoSourceRuns, TestTypeScriptRuns
+// literals and comments. TestGoSourceRuns, TestTypeScriptRuns
 // and TestKotlinRuns compile and run the hostile names of hostileNames.
 func TestHostileNames(t *testing.T) {
 	for _, spec := range hostileSpecs {

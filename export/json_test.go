@@ -52,7 +52,7 @@ func TestJSONRoundTrip(t *testing.T) {
 				var b bytes.Buffer
 				err := JSON(&b, doc, JSONOptions{Polls: polls})
 				if polls && docClocked(doc) {
-					// Issue 14: no one list holds the polls of a
+					// No one list holds the polls of a
 					// wall-clock schedule.
 					if !errors.Is(err, ErrClockPolls) {
 						t.Errorf("JSON with polls of a wall-clock schedule = %v, want ErrClockPolls", err)
@@ -152,7 +152,7 @@ var badDocs = []struct {
 	{"bad segment", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}], "segments": {"wallet": {"start_ms": 0, "phases": [{"growth": "fixed", "gap_ms": 1}]}}}`, "segments.wallet.phases[0].until_ms", true},
 	{"version in segment", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}], "segments": {"wallet": {"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}]}}}`, "version", true},
 	{"two documents", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}]} {}`, "after the document", false},
-	// Issue 14: wall-clock phases.
+	// Wall-clock phases.
 	{"clock spec disagrees", `{"version": 1, "spec": "after each 5m (+2s) until 15m", "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [1000], "until_ms": 900000}]}`, "spec", false},
 	{"clock spec without offset", `{"version": 1, "spec": "after each 5m until 15m", "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [0, 1], "until_ms": 900000}]}`, "spec", false},
 	{"clock offsets not increasing", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [2500, 1000], "until_ms": 900000}]}`, "phases[0].offsets_ms[1]", false},
@@ -249,7 +249,7 @@ func manyPolls(doc Document) bool {
 }
 
 // randomSpec draws a schedule spec of every growth kind, with bounds that
-// often fall short of a phase's first gap (issue 15).
+// often fall short of a phase's first gap.
 func randomSpec(rng *rand.Rand) string {
 	units := []string{"ms", "s", "m"}
 	u := units[rng.IntN(len(units))]
@@ -278,7 +278,7 @@ func randomSpec(rng *rand.Rand) string {
 		case 5:
 			item = "fib " + d(gap) + bound
 		default:
-			// A wall-clock phase (issue 14): one to three offsets within
+			// A wall-clock phase: one to three offsets within
 			// a period of 1 to 20 units.
 			period := 1 + rng.IntN(20)
 			offs := map[int]bool{}
@@ -300,8 +300,8 @@ func randomSpec(rng *rand.Rand) string {
 }
 
 // A schedule written as JSON and read back polls at the same times, for
-// random schedules of every kind (issue 15), wall-clock ones at random
-// creation instants (issue 14).
+// random schedules of every kind, wall-clock ones at random
+// creation instants.
 func TestJSONRoundTripPolls(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 2))
 	n, clocked := 0, 0

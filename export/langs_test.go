@@ -284,7 +284,7 @@ main().catch((e) => { console.error(e); process.exit(1); });
 // runs it under Node.js and compares its poll times with optimize's: for
 // every run case, jitter mode and hostile segment name, with slow checks
 // against the horizon, and a 100-day schedule whose waits pass
-// setTimeout's 2^31−1 ms (issue 16).
+// setTimeout's 2^31−1 ms.
 func TestTypeScriptRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and runs TypeScript (seconds); skipped in -short mode")

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -34,17 +34,17 @@ func BenchmarkEstimate10MSpike(b *testing.B) {
 			t[i] = 60.5 + 0.5*r.ExpFloat64()
 		}
 	}
-	benchSample(b, &ingest.Sample{Times: t}, Options{})
+	benchSample(b, &sample.Sample{Times: t}, Options{})
 }
 
 // benchEstimate also reports the CPU time per fit (user + system, all
 // goroutines), cpu-ms/op: on a machine shared with other jobs it moves far
 // less than the wall time, which waits for a core.
 func benchEstimate(b *testing.B, n int, opt Options) {
-	benchSample(b, &ingest.Sample{Times: sampleOf(distuv.LogNormal{Mu: 3, Sigma: 1, Src: pcg(1)}, n, 0)}, opt)
+	benchSample(b, &sample.Sample{Times: sampleOf(distuv.LogNormal{Mu: 3, Sigma: 1, Src: pcg(1)}, n, 0)}, opt)
 }
 
-func benchSample(b *testing.B, s *ingest.Sample, opt Options) {
+func benchSample(b *testing.B, s *sample.Sample, opt Options) {
 	n := s.Len()
 	b.ReportAllocs()
 	cpu0 := cpuTime()
@@ -116,7 +116,7 @@ func matrixSample(name string, n int) []float64 {
 func BenchmarkEstimateMatrix(b *testing.B) {
 	for _, sz := range matrixSizes {
 		b.Run("n="+sz.name, func(b *testing.B) {
-			s := &ingest.Sample{Times: matrixSample(sz.name, sz.n)}
+			s := &sample.Sample{Times: matrixSample(sz.name, sz.n)}
 			for _, dom := range []string{DomainLog, DomainLinear, DomainReflect} {
 				for _, rule := range []string{BandwidthISJ, BandwidthSJ, BandwidthSilverman, BandwidthScott} {
 					b.Run(dom+"/"+rule, func(b *testing.B) {
@@ -135,7 +135,7 @@ func BenchmarkEstimateMatrix(b *testing.B) {
 // fit costs where R's density() is faster (docs/performance.md, "Fit").
 func BenchmarkEstimateLikeR(b *testing.B) {
 	for _, sz := range matrixSizes[:2] {
-		s := &ingest.Sample{Times: matrixSample(sz.name, sz.n)}
+		s := &sample.Sample{Times: matrixSample(sz.name, sz.n)}
 		for _, rule := range []string{BandwidthISJ, BandwidthSilverman} {
 			b.Run("n="+sz.name+"/"+rule+"/default", func(b *testing.B) {
 				benchSample(b, s, Options{Bandwidth: rule})
@@ -158,7 +158,7 @@ func BenchmarkKaplanMeierMatrix(b *testing.B) {
 	for _, sz := range matrixSizes {
 		b.Run("n="+sz.name, func(b *testing.B) {
 			x := matrixSample(sz.name, sz.n)
-			s := &ingest.Sample{Times: make([]float64, sz.n), Censored: make([]bool, sz.n)}
+			s := &sample.Sample{Times: make([]float64, sz.n), Censored: make([]bool, sz.n)}
 			r := pcg(2)
 			for i, v := range x {
 				f := 60 * r.Float64()

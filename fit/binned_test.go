@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -76,7 +77,7 @@ func TestBinnedFit(t *testing.T) {
 
 // logBins bins the sample in perDecade log-spaced bins per decade, with
 // their censored counts, as docs/scale.md's recipes do (no zeros here).
-func logBins(t *testing.T, s *ingest.Sample, perDecade float64) *ingest.Sample {
+func logBins(t *testing.T, s *sample.Sample, perDecade float64) *sample.Sample {
 	t.Helper()
 	type bin struct{ count, cens float64 }
 	bins := map[float64]*bin{}
@@ -123,7 +124,7 @@ func TestBinnedSJMatchesRaw(t *testing.T) {
 	}
 	const n = 200_000
 	r := pcg(61)
-	mix := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+	mix := &sample.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
 	for i := range mix.Times {
 		mu, sigma := math.Log(3.5), 0.8
 		if r.Float64() < 0.4 {
@@ -137,7 +138,7 @@ func TestBinnedSJMatchesRaw(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		raw  *ingest.Sample
+		raw  *sample.Sample
 		rule string
 		tol  float64
 	}{
@@ -166,11 +167,11 @@ func TestBinnedSJMatchesRaw(t *testing.T) {
 	}
 }
 
-// TestIssue13BinnedCensoredShare: the share of censored items in the
+// TestBinnedCensoredShare: the share of censored items in the
 // warning counts items, not the values a bin is spread over (a binned
 // sample of 2% censored items was reported "113% censored"). 300 items,
 // 200 of them censored, are 67%; 300 items with 100 censored warn not.
-func TestIssue13BinnedCensoredShare(t *testing.T) {
+func TestBinnedCensoredShare(t *testing.T) {
 	for _, tc := range []struct {
 		bins string
 		want string // the warning, or "" for none
@@ -225,7 +226,7 @@ func loadSJBinned(t *testing.T) []sjBinnedCase {
 }
 
 // binnedSample reads bins (lower, upper, count) as --binned input does.
-func binnedSample(t *testing.T, lower, upper, count []float64) *ingest.Sample {
+func binnedSample(t *testing.T, lower, upper, count []float64) *sample.Sample {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("lower,upper,count\n")
@@ -304,43 +305,6 @@ func TestBinnedBandwidthFloor(t *testing.T) {
 			at, between := lo+(float64(j)+0.5)*w, lo+float64(j+1)*w
 			if r := d.PDF(at) / d.PDF(between); math.Abs(r-1) > 0.02 {
 				t.Errorf("rule %q: density %.4g at item %d, %.4g next to it: a comb", rule, d.PDF(at), j, d.PDF(between))
-			}
-		}
-	}
-}
-
-// TestItemWidths: binned input's items stand for the sub-intervals of
-// their bin (ingest.BinSpread of them), apart for each segment and for
-// the censored rows: two segments' bins with the same bounds, whose items
-// interleave, keep their own widths, and a point bin's repeated items
-// are points.
-func TestItemWidths(t *testing.T) {
-	bins := "method,lower,upper,count,censored\na,1,2,32,16\nb,1,2,3,0\na,5,5,4,0\n"
-	s, _, err := ingest.ReadCSV(strings.NewReader(bins), "bins.csv", ingest.ReadOptions{Binned: true, Segment: "method"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string][]float64{}
-	for i, w := range itemWidths(s, false) {
-		key := s.SegmentNames[s.SegmentOf(i)]
-		switch {
-		case s.Times[i] == 5:
-			key += " point"
-		case s.IsCensored(i):
-			key += " censored"
-		}
-		got[key] = append(got[key], w)
-	}
-	for key, want := range map[string]struct {
-		n int
-		w float64
-	}{"a": {16, 1.0 / 16}, "a censored": {16, 1.0 / 16}, "b": {3, 1.0 / 3}, "a point": {4, 0}} {
-		if len(got[key]) != want.n {
-			t.Fatalf("%s: %d items, want %d", key, len(got[key]), want.n)
-		}
-		for _, w := range got[key] {
-			if !scalar.EqualWithinAbs(w, want.w, 1e-12) {
-				t.Errorf("%s: width %v, want %v", key, w, want.w)
 			}
 		}
 	}

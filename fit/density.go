@@ -368,6 +368,11 @@ func (d *Density) fill(T []float64, cont func(t float64) (pdf, cdf float64)) {
 	}
 }
 
+// SpikePDFs returns the spikes' part of PDFs on the grid T, 1/s (see
+// spikeDensity), or nil when no atom is a spike (Width > 0): a figure that
+// scales its axis to the smooth part subtracts it from PDFs.
+func (d *Density) SpikePDFs() []float64 { return spikeDensity(d.T, d.Atoms) }
+
 // spikeDensity returns the density of the spikes (atoms of Width > 0) on
 // the grid T, 1/s: at T[i], the spikes' mass over its cell, from halfway
 // to T[i−1] to halfway to T[i+1] (from T[0], to the last point, at the

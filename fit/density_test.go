@@ -28,7 +28,7 @@ func pointMass(d *Density, lo, hi float64) float64 {
 	return m
 }
 
-// TestPDFIncludesSpikes (issue 11): the density on the grid includes the
+// TestPDFIncludesSpikes: the density on the grid includes the
 // spikes' mass, so the trapezoid rule over it gives the CDF's rise less
 // the point masses. A known case: 0.8 of Exp(mean 10 s) plus a spike of
 // 0.2 over [30, 32] s on the log grid of 2048 points to 100 s: over the
@@ -56,7 +56,39 @@ func TestPDFIncludesSpikes(t *testing.T) {
 	}
 }
 
-// TestPDFIntegratesPaymentsFixture (issue 11): on the payments fixture,
+// TestSpikePDFs: the spikes' part of the density is the spike alone —
+// 0.2 spread evenly over [30, 32] s reads Mass/Width = 0.1/s inside it and
+// 0 away from it, and its trapezoid integral over the grid is the spike's
+// mass — and nil when the only atom is a point mass.
+func TestSpikePDFs(t *testing.T) {
+	d := &Density{Grid: Grid{T: logGrid(0.01, 100, 2048)}, Atoms: []Atom{{T: 1, Mass: 0.1}, {T: 32, Mass: 0.2, Width: 2}}}
+	p := d.SpikePDFs()
+	sum := 0.0
+	for i := range len(d.T) - 1 {
+		sum += (p[i] + p[i+1]) / 2 * (d.T[i+1] - d.T[i])
+	}
+	if math.Abs(sum-0.2) > 1e-12 {
+		t.Errorf("∫SpikePDFs = %v, want 0.2", sum)
+	}
+	for i, x := range d.T {
+		want := 0.0
+		switch {
+		case x > 30.1 && x < 31.9:
+			want = 0.1
+		case x > 29.9 && x < 32.1:
+			continue // a cell across the spike's end
+		}
+		if math.Abs(p[i]-want) > 1e-12 {
+			t.Errorf("SpikePDFs at %v s = %v, want %v", x, p[i], want)
+		}
+	}
+	d.Atoms = d.Atoms[:1]
+	if p := d.SpikePDFs(); p != nil {
+		t.Errorf("SpikePDFs with a point mass alone = %v, want nil", p)
+	}
+}
+
+// TestPDFIntegratesPaymentsFixture: on the payments fixture,
 // whose mobile-money timeouts make a spike near 60.5 s, the trapezoid
 // integral of pdf between grid points equals the CDF's rise less point
 // masses, within 10⁻⁴ on each stretch — the spike's own stretch and the

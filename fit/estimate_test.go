@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -13,7 +12,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -73,7 +72,7 @@ func TestResolution(t *testing.T) {
 		{"half seconds", []float64{0.5, 1, 2.5, 10}, 0.5},
 		{"minutes", []float64{60, 120, 600, 3600}, 3600 / 60},
 		{"continuous", []float64{math.Pi, math.E, math.Sqrt2}, 0},
-		// Issue 11: relative and scale-free. Values under 3.6 ms were
+		// Relative and scale-free. Values under 3.6 ms were
 		// "multiples" (k = 0) of 3600 s, 37 µs steps of 5000 s.
 		{"microseconds under 3.6 ms", []float64{12e-6, 0.000347, 0.0021, 0.003599}, 1e-6},
 		{"37 µs steps", []float64{37e-6, 74e-6, 37e-6 * 5, 37e-6 * 12}, 37e-6},
@@ -91,13 +90,13 @@ func TestResolution(t *testing.T) {
 	}
 }
 
-// TestIssue11SubMillisecond fits a service latency recorded in whole
+// TestSubMillisecond fits a service latency recorded in whole
 // microseconds (lognormal, median 120 µs, σ = 0.6, so 10–900 µs; 20,000
 // items): the resolution is 1 µs (it was "3600 s", which spread each
 // item over an hour), there is no atom, spike or tie warning, and the fit
 // follows the data: KS distance ≤ 0.01 (DKW at 95 %: 0.0096) and the
 // median within 1 %.
-func TestIssue11SubMillisecond(t *testing.T) {
+func TestSubMillisecond(t *testing.T) {
 	x := sampleOf(distuv.LogNormal{Mu: math.Log(120e-6), Sigma: 0.6, Src: pcg(81)}, 20000, 0)
 	for i, v := range x {
 		x[i] = math.Round(v*1e6) / 1e6 // whole µs, as a reader dividing by 10⁶ gives them
@@ -106,7 +105,7 @@ func TestIssue11SubMillisecond(t *testing.T) {
 	if lo < 8e-6 || hi > 2e-3 {
 		t.Fatalf("sample spans %g–%g s, want about 10–900 µs", lo, hi)
 	}
-	d, err := Estimate(&ingest.Sample{Times: x}, Options{})
+	d, err := Estimate(&sample.Sample{Times: x}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +124,7 @@ func TestIssue11SubMillisecond(t *testing.T) {
 	}
 }
 
-// TestAtoms is issue 4's atom rule: known point masses are found with
+// TestAtoms checks the atom rule: known point masses are found with
 // their masses; smooth data, rounded to whole seconds or not, give none.
 func TestAtoms(t *testing.T) {
 	const n = 20000
@@ -148,7 +147,7 @@ func TestAtoms(t *testing.T) {
 	// adds its own ~0.0006 (lognormal density at 60 s × 1 s × 0.7) at 60
 	// and ≈ 0.0002 below 0.5 s: tolerance 0.01 is ≈ 5 sd.
 	for _, dom := range []string{DomainLog, DomainLinear, DomainReflect} {
-		d, err := Estimate(&ingest.Sample{Times: mixed}, Options{Domain: dom})
+		d, err := Estimate(&sample.Sample{Times: mixed}, Options{Domain: dom})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +174,7 @@ func TestAtoms(t *testing.T) {
 	}
 	for name, x := range smooth {
 		for _, dom := range []string{DomainLinear, DomainReflect} {
-			d, err := Estimate(&ingest.Sample{Times: x}, Options{Domain: dom})
+			d, err := Estimate(&sample.Sample{Times: x}, Options{Domain: dom})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -187,10 +186,10 @@ func TestAtoms(t *testing.T) {
 }
 
 // TestAtomsJuliaCI: the Julia CI durations are whole seconds, so every
-// value repeats; that must not make atoms (issue 4).
+// value repeats; that must not make atoms.
 func TestAtomsJuliaCI(t *testing.T) {
 	x := readColumn(t, filepath.Join("..", "fixtures", "julia_ci_job_durations.csv"), "duration_s")
-	d, err := Estimate(&ingest.Sample{Times: x}, Options{})
+	d, err := Estimate(&sample.Sample{Times: x}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +219,7 @@ func TestEstimateRecovers(t *testing.T) {
 		{Method: "histogram"},
 		{Method: "lognormal"},
 	} {
-		d, err := Estimate(&ingest.Sample{Times: x}, opt)
+		d, err := Estimate(&sample.Sample{Times: x}, opt)
 		if err != nil {
 			t.Fatalf("Estimate(%+v): %v", opt, err)
 		}
@@ -240,7 +239,7 @@ func TestStuckShare(t *testing.T) {
 	x := sampleOf(truth, 5000, 0)
 	H := truth.Quantile(0.8)
 	for _, m := range []string{"kde", "histogram", "exponential"} {
-		d, err := Estimate(&ingest.Sample{Times: x}, Options{Horizon: H, Method: m})
+		d, err := Estimate(&sample.Sample{Times: x}, Options{Horizon: H, Method: m})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +259,7 @@ func TestCensoredEstimate(t *testing.T) {
 	r := pcg(11)
 	truth := distuv.Exponential{Rate: 0.05, Src: r}
 	const n = 5000
-	s := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+	s := &sample.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
 	for i := range n {
 		v, c := truth.Rand(), 60*r.Float64()
 		s.Times[i], s.Censored[i] = math.Min(v, c), c < v
@@ -311,7 +310,7 @@ func TestMaxLikelihoodRecovers(t *testing.T) {
 		}
 		r := pcg(16)
 		const n = 5000
-		s := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+		s := &sample.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
 		for i := range n {
 			v, cut := c.d.Rand(), want.Quantile(0.5)+want.Quantile(0.9)*r.Float64()
 			s.Times[i], s.Censored[i] = math.Min(v, cut), cut < v
@@ -428,11 +427,11 @@ func TestHoldoutLogLik(t *testing.T) {
 	d, _ := ParseDist("exponential:rate=0.1")
 	den := d.Density(1000, 4000)
 	den.Resolution = 1
-	ll, _ := HoldoutLogLik(den, &ingest.Sample{Times: []float64{10}})
+	ll, _ := HoldoutLogLik(den, &sample.Sample{Times: []float64{10}})
 	if want := math.Log(math.Exp(-0.95) - math.Exp(-1.05)); !scalar.EqualWithinAbs(ll, want, 1e-4) {
 		t.Errorf("HoldoutLogLik(settled 10) = %.6g, want %.6g", ll, want)
 	}
-	ll, _ = HoldoutLogLik(den, &ingest.Sample{Times: []float64{10}, Censored: []bool{true}})
+	ll, _ = HoldoutLogLik(den, &sample.Sample{Times: []float64{10}, Censored: []bool{true}})
 	if !scalar.EqualWithinAbs(ll, -1, 1e-5) { // grid interpolation of the CDF
 		t.Errorf("HoldoutLogLik(censored 10) = %.6g, want -1", ll)
 	}
@@ -442,12 +441,12 @@ func TestHoldoutLogLik(t *testing.T) {
 // round(F·n), and the fit uses the rest.
 func TestHoldoutSplit(t *testing.T) {
 	x := sampleOf(distuv.LogNormal{Mu: 2, Sigma: 1, Src: pcg(17)}, 1000, 0)
-	a, err := Estimate(&ingest.Sample{Times: x}, Options{Holdout: 0.25, Seed: 3})
+	a, err := Estimate(&sample.Sample{Times: x}, Options{Holdout: 0.25, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Estimate(&ingest.Sample{Times: x}, Options{Holdout: 0.25, Seed: 3})
-	c, _ := Estimate(&ingest.Sample{Times: x}, Options{Holdout: 0.25, Seed: 4})
+	b, _ := Estimate(&sample.Sample{Times: x}, Options{Holdout: 0.25, Seed: 3})
+	c, _ := Estimate(&sample.Sample{Times: x}, Options{Holdout: 0.25, Seed: 4})
 	if a.HoldoutN != 250 || a.N != 750 {
 		t.Errorf("HoldoutN, N = %d, %d, want 250, 750", a.HoldoutN, a.N)
 	}
@@ -464,70 +463,11 @@ func TestHoldoutSplit(t *testing.T) {
 	}
 }
 
-// TestISJNormal: for normal data the improved Sheather–Jones bandwidth
-// approaches the AMISE-optimal (4/(3n))^(1/5)σ = 0.1686 at n = 10000,
-// σ = 1 (Silverman 1986, eq. 3.28); within 15 %.
-func TestISJNormal(t *testing.T) {
-	x := sampleOf(distuv.Normal{Mu: 0, Sigma: 1, Src: pcg(18)}, 10000, 0)
-	h, err := wsample{x: x}.botev(1 << 14)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := math.Pow(4.0/(3*10000), 0.2)
-	if !scalar.EqualWithinRel(h, want, 0.15) {
-		t.Errorf("isj bandwidth = %.4g, want %.4g ± 15%%", h, want)
-	}
-}
-
-func TestOptionsErrors(t *testing.T) {
-	s := &ingest.Sample{Times: []float64{1, 2, 3}}
-	for _, opt := range []Options{
-		{Method: "spline"}, {Domain: "sqrt"}, {Atoms: "yes"}, {Holdout: 1}, {Grid: 2}, {Grid: 15}, {Bandwidth: "wide"}, {Bandwidth: "-1"}, {Bandwidth: "Inf"},
-	} {
-		if _, err := Estimate(s, opt); !errors.Is(err, ErrOption) {
-			t.Errorf("Estimate(%+v) error = %v, want ErrOption", opt, err)
-		}
-	}
-	if _, err := Estimate(&ingest.Sample{}, Options{}); err == nil {
-		t.Error("Estimate(empty) = nil error, want ErrNoRows")
-	}
-}
-
-func TestPlot(t *testing.T) {
-	x := sampleOf(distuv.LogNormal{Mu: 3, Sigma: 1.5, Src: pcg(19)}, 2000, 1)
-	s := &ingest.Sample{Times: x}
-	d, err := Estimate(s, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for ext, magic := range map[string]string{".png": "\x89PNG", ".svg": "<?xml"} {
-		p := filepath.Join(dir, "fit"+ext)
-		if err := Plot(d, s, p, PlotOptions{Label: "segment card"}); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil || !bytes.HasPrefix(b, []byte(magic)) {
-			t.Errorf("Plot(%s) wrote %d bytes starting %q, want %q", ext, len(b), b[:min(len(b), 5)], magic)
-		}
-		if ext == ".svg" && !bytes.Contains(b, []byte("segment card: kde")) {
-			t.Errorf("Plot(%s) title does not start with the label", ext)
-		}
-	}
-	if err := Plot(d, s, filepath.Join(dir, "fit.gif"), PlotOptions{}); err == nil {
-		t.Error("Plot(.gif) = nil error, want one")
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
-		t.Errorf("dir holds %d files, want 2 (no temp files left)", len(entries))
-	}
-}
-
 // TestSmallSample: every method and domain fits a tiny censored sample
 // with ties and a zero, and the result encodes as JSON (no NaN or Inf).
 // ISJ has no fixed point on 12 settles; the fallback is reported.
 func TestSmallSample(t *testing.T) {
-	s := &ingest.Sample{
+	s := &sample.Sample{
 		Times:    []float64{0, 1, 2, 2, 3, 5, 8, 8, 8, 8, 8, 8, 13, 20},
 		Censored: []bool{false, false, false, true, false, false, false, false, false, false, false, false, true, false},
 	}
@@ -552,11 +492,11 @@ func TestSmallSample(t *testing.T) {
 // quantile(c(1, 2, 3, 4, 10), 0.9) = 4 + 0.6·6 = 7.6, with a censored 100
 // left out; with weights, an item of weight 2 counts twice.
 func TestSettledQuantile(t *testing.T) {
-	s := &ingest.Sample{Times: []float64{10, 1, 100, 3, 2, 4}, Censored: []bool{false, false, true, false, false, false}}
+	s := &sample.Sample{Times: []float64{10, 1, 100, 3, 2, 4}, Censored: []bool{false, false, true, false, false, false}}
 	if q, n := SettledQuantile(s, 0.9); math.Abs(q-7.6) > 1e-12 || n != 5 {
 		t.Errorf("SettledQuantile(0.9) = %g, %d; want 7.6, 5", q, n)
 	}
-	all := &ingest.Sample{Times: []float64{5}, Censored: []bool{true}}
+	all := &sample.Sample{Times: []float64{5}, Censored: []bool{true}}
 	if q, n := SettledQuantile(all, 0.5); q != 0 || n != 0 {
 		t.Errorf("all censored: SettledQuantile = %g, %d; want 0, 0", q, n)
 	}

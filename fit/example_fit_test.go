@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/pollfit/pollfit/fit"
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 )
 
 // Estimate finds the instant settles as an atom at 0 and keeps them out
@@ -14,7 +14,7 @@ import (
 // make P(T ≤ 19 s) = 0.5.)
 func ExampleEstimate() {
 	// 10 instant settles and 40 spread between 5 s and 44 s.
-	s := &ingest.Sample{}
+	s := &sample.Sample{}
 	for i := range 50 {
 		t := 0.0
 		if i >= 10 {
@@ -48,7 +48,7 @@ func ExampleParseDist() {
 
 // MaxLikelihood fits a family, with censored items in the likelihood.
 func ExampleMaxLikelihood() {
-	s := &ingest.Sample{
+	s := &sample.Sample{
 		Times:    []float64{2, 3, 5, 8, 13, 21, 30, 30},
 		Censored: []bool{false, false, false, false, false, false, true, true},
 	}
@@ -70,7 +70,7 @@ func ExampleMixtureEM() {
 	// quantiles, so the sample is exactly the mixture's shape); 30 more
 	// items were still pending after 60 s. Shares of all 1030 items:
 	// 600/1030 = 58.3%, 400/1030 = 38.8%, 30/1030 = 2.91%.
-	s := &ingest.Sample{}
+	s := &sample.Sample{}
 	add := func(n int, median, sigma float64) {
 		for i := range n {
 			z := normalQuantile((float64(i) + 0.5) / float64(n))
@@ -112,7 +112,7 @@ func normalQuantile(p float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*p) 
 func ExampleKSDistance() {
 	dist, _ := fit.ParseDist("exponential:rate=0.5")
 	d := dist.Density(10, 0)
-	s := &ingest.Sample{Times: []float64{1, 2, 2, 3, 4}, Censored: []bool{false, false, false, true, false}}
+	s := &sample.Sample{Times: []float64{1, 2, 2, 3, 4}, Censored: []bool{false, false, false, true, false}}
 	k := fit.KSDistance(d, s)
 	fmt.Printf("D = %.4f at %g s\n", k.D, k.At)
 	// A given model's distance from 1000 rows stays within this band by

@@ -4,13 +4,13 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 )
 
 // fuzzSample decodes fuzz bytes as settle times: each pair of bytes a
 // time in 10 ms steps (0 to 655.35 s), every 7th censored when asked.
-func fuzzSample(data []byte, censor bool) *ingest.Sample {
-	s := &ingest.Sample{}
+func fuzzSample(data []byte, censor bool) *sample.Sample {
+	s := &sample.Sample{}
 	for i := 0; i+1 < len(data); i += 2 {
 		s.Times = append(s.Times, float64(int(data[i])<<8|int(data[i+1]))/100)
 	}

@@ -3,7 +3,7 @@ package fit
 import (
 	"math"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 )
 
 // minLik is the floor of a held-out item's likelihood, per unit of ln t
@@ -20,10 +20,10 @@ const evalCellRel = 1e-6
 
 // split draws a seeded random holdout: a share frac of the rows (at least
 // one, leaving at least two) goes to test, the rest to train. Rows keep
-// their order within each part. They are the rows ingest.Sample.Split
+// their order within each part. They are the rows sample.Sample.Split
 // holds out for the same share and seed (plan's, compare's), but on
 // samples too small for that share.
-func split(s *ingest.Sample, frac float64, seed uint64) (train, test *ingest.Sample) {
+func split(s *sample.Sample, frac float64, seed uint64) (train, test *sample.Sample) {
 	n := s.Len()
 	if n < 3 {
 		return s, nil
@@ -42,7 +42,7 @@ func split(s *ingest.Sample, frac float64, seed uint64) (train, test *ingest.Sam
 // and in every domain, are compared on one scale; as δ → 0 it is log f(t).
 // A censored item contributes log S(t); a settled item beyond the horizon
 // is scored as censored there, log StuckShare. Weights weigh the mean.
-func HoldoutLogLik(d *Density, s *ingest.Sample) (mean float64, floored int) {
+func HoldoutLogLik(d *Density, s *sample.Sample) (mean float64, floored int) {
 	H := d.Horizon()
 	var sum, W float64
 	for i, t := range s.Times {

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 )
 
 // TestHoldoutRealData measures the held-out log-likelihood of every
@@ -28,7 +28,7 @@ func TestHoldoutRealData(t *testing.T) {
 	}
 	seeds := []uint64{1, 2, 3}
 	for _, ds := range sets {
-		s := &ingest.Sample{Times: readColumn(t, filepath.Join(dir, ds.file), ds.col)}
+		s := &sample.Sample{Times: readColumn(t, filepath.Join(dir, ds.file), ds.col)}
 		for _, dom := range []string{DomainLog, DomainLinear, DomainReflect} {
 			for _, bw := range []string{BandwidthSilverman, BandwidthScott, BandwidthSJ, BandwidthISJ} {
 				sum := 0.0

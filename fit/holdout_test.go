@@ -5,15 +5,15 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 )
 
 // TestSplitMatchesPlan: fit --holdout holds out the rows plan and compare
-// hold out for the same share and seed (ingest.Sample.Split), and on small
+// hold out for the same share and seed (sample.Sample.Split), and on small
 // samples keeps one row to score and two to fit on.
 func TestSplitMatchesPlan(t *testing.T) {
 	for _, n := range []int{3, 4, 10, 101, 5000} {
-		s := &ingest.Sample{Times: make([]float64, n)}
+		s := &sample.Sample{Times: make([]float64, n)}
 		for i := range s.Times {
 			s.Times[i] = float64(i) // the time names the row
 		}

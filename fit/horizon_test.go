@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// TestIssue15HorizonBeforeSettles: a horizon before every settle time
+// TestHorizonBeforeSettles: a horizon before every settle time
 // (a 1-minute horizon for jobs of 5 minutes to hours, the reviewer's
 // batch data) is an option error naming the first settle, in every
 // domain and by kde or histogram, instead of the KDE grid's panic
@@ -18,7 +18,7 @@ import (
 // settle but whose density on such a grid said nothing of the data (a
 // second fresh user's plan printed "mass beyond the horizon 100.0%" and
 // a mean lag of NaN); a horizon past the first settle still fits.
-func TestIssue15HorizonBeforeSettles(t *testing.T) {
+func TestHorizonBeforeSettles(t *testing.T) {
 	// Lognormal job times around 30 minutes, shifted by 268 s so that
 	// none settles before it.
 	x := sampleOf(distuv.LogNormal{Mu: 7.5, Sigma: 0.6, Src: pcg(15)}, 2000, 0)
@@ -48,7 +48,7 @@ func TestIssue15HorizonBeforeSettles(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d, err := Estimate(&ingest.Sample{Times: append([]float64(nil), x...)}, c.opt)
+			d, err := Estimate(&sample.Sample{Times: append([]float64(nil), x...)}, c.opt)
 			if !c.wantErr {
 				if err != nil {
 					t.Fatalf("Estimate(H = %g) = %v, want a fit", c.opt.Horizon, err)

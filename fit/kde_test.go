@@ -67,7 +67,7 @@ func TestKDEPathsAgree(t *testing.T) {
 	}
 }
 
-// TestStepDFT (issue 13): the closed form of the CDF kernel's transform
+// TestStepDFT: the closed form of the CDF kernel's transform
 // (stepDFT) equals 2·Σ_{l≤K} Φ(−l·dx/h)·sin(θl), the sampled kernel's DFT
 // summed directly to its reach K = ⌈9h/dx⌉, to 10⁻¹⁴ of its largest
 // value, from the narrowest kernel it takes (dx = h/2) to wide ones, on
@@ -97,7 +97,7 @@ func TestStepDFT(t *testing.T) {
 	}
 }
 
-// TestKDEDirectBits (issue 13): kdeDirect.cell, which reads the kernels
+// TestKDEDirectBits: kdeDirect.cell, which reads the kernels
 // forwards in one pass, gives bit for bit the sums
 // Σ_i y_i·D_{j−i} and Σ_i y_i·G_{j−i} taken in index order, as they were
 // written, at every cell of grids with empty stretches and masses up to

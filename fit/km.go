@@ -3,14 +3,15 @@ package fit
 import (
 	"cmp"
 	"encoding/json"
+	"iter"
 	"math"
 	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
 
-	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/bulk"
+	"github.com/pollfit/pollfit/sample"
 )
 
 // KaplanMeier is the product-limit estimate of the survival function from
@@ -51,7 +52,7 @@ func (km *KaplanMeier) MarshalJSON() ([]byte, error) {
 // estimate keeps every step (each kept step fell that far from the one
 // before it), so both write the same JSON: a caller that keeps estimates
 // for their JSON alone (fit --segment, until every segment is fitted)
-// may hold the thinned one (issue 18).
+// may hold the thinned one, at most kmJSONSteps steps.
 func (km *KaplanMeier) Thin() *KaplanMeier {
 	if len(km.T) <= kmJSONSteps {
 		return km
@@ -73,9 +74,39 @@ func (km *KaplanMeier) Thin() *KaplanMeier {
 
 // NewKaplanMeier computes the Kaplan–Meier estimate of the sample. It
 // returns an empty estimate when no item settled.
-func NewKaplanMeier(s *ingest.Sample) *KaplanMeier {
+func NewKaplanMeier(s *sample.Sample) *KaplanMeier {
 	km, _, _ := kaplanMeier(s)
 	return km
+}
+
+// SettledMasses yields each settled item's time (seconds) and its
+// probability mass in the sample's empirical distribution, the masses a
+// histogram of the settles adds up. Without censoring an item's mass is
+// its weight over the total weight (1/n unweighted), and the items come
+// in the sample's order; the masses sum to 1. With censoring it is the
+// item's share of the Kaplan–Meier jump at its time, w·S(t_j−)/n_j
+// (Efron's redistribution to the right), and the items come sorted by
+// time (in the sample's order when weighted); the masses then sum to
+// 1 − S at the last settle.
+func SettledMasses(s *sample.Sample) iter.Seq2[float64, float64] {
+	return func(yield func(t, mass float64) bool) {
+		if s.CensoredCount() == 0 {
+			W := s.TotalWeight()
+			for i, t := range s.Times {
+				if !yield(t, s.Weight(i)/W) {
+					return
+				}
+			}
+			return
+		}
+		_, times, mass := kaplanMeier(s)
+		mc := mass.cursor(times, 0)
+		for i, t := range times {
+			if !yield(t, mc.of(i)) {
+				return
+			}
+		}
+	}
 }
 
 // kaplanMeier also returns the settled items' times and their shares of
@@ -84,7 +115,7 @@ func NewKaplanMeier(s *ingest.Sample) *KaplanMeier {
 // Without weights the items come sorted by time and the shares as a table
 // by event time (km.T: see masses); with them, in sample order, one share
 // an item.
-func kaplanMeier(s *ingest.Sample) (km *KaplanMeier, times []float64, mass masses) {
+func kaplanMeier(s *sample.Sample) (km *KaplanMeier, times []float64, mass masses) {
 	if s.Weights != nil {
 		return kaplanMeierWeighted(s)
 	}
@@ -184,7 +215,7 @@ func (st *kmStep) add(km *KaplanMeier, t, d, atRisk float64) {
 // kaplanMeierWeighted is kaplanMeier for weighted (binned) samples, which
 // are small: item indexes sorted by time, events before censorings. The
 // settled items come back in sample order.
-func kaplanMeierWeighted(s *ingest.Sample) (*KaplanMeier, []float64, masses) {
+func kaplanMeierWeighted(s *sample.Sample) (*KaplanMeier, []float64, masses) {
 	n := s.Len()
 	idx := make([]int, n)
 	for i := range idx {
@@ -243,11 +274,11 @@ func kaplanMeierWeighted(s *ingest.Sample) (*KaplanMeier, []float64, masses) {
 // first and the censored ones after, each by time, and returns the number
 // settled: kaplanMeierSorted then reads the two parts of s.Times where
 // they are, instead of a sorted copy of the settled times (8 bytes an
-// item, the censored fit's peak: issue 18). s must have no columns but
-// Times and Censored, which move together. The sort orders the floats'
+// item, the censored fit's peak: docs/performance.md, Memory). s must
+// have no columns but Times and Censored, which move together. The sort orders the floats'
 // bits, in which −0 is last; ok is false, and s unchanged, when a time is
 // −0 (kaplanMeier's copies turn it into +0, which is not for here to do).
-func sortSettledFirst(s *ingest.Sample) (k int, ok bool) {
+func sortSettledFirst(s *sample.Sample) (k int, ok bool) {
 	if s.Weights != nil || s.HasSegments() || s.Created != nil {
 		panic("fit: sortSettledFirst: a sample with columns beyond Times and Censored")
 	}
@@ -280,7 +311,7 @@ func sortSettledFirst(s *ingest.Sample) (k int, ok bool) {
 // sortFloats sorts x, whose values are ≥ 0 and not −0 — for such floats
 // the 64 bits order as the values — in place, without a buffer the size
 // of x (the LSD sort it replaces took one: 8 bytes a settled item at the
-// Kaplan–Meier step's peak, issue 18). Up to sortChunk values go to
+// Kaplan–Meier step's peak). Up to sortChunk values go to
 // radixSortBits with a buffer of their size; larger x are split in place
 // by an MSD radix pass on the 16 highest bits that vary, which permutes
 // each value into its bucket by cycles (McIlroy, Bostic & McIlroy 1993,

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 )
 
 // TestKaplanMeierPaths: the sort-free-of-indexes path for raw samples and
@@ -15,12 +15,12 @@ import (
 func TestKaplanMeierPaths(t *testing.T) {
 	r := pcg(31)
 	n := 3 << 19 // above sortFloats' two-core threshold
-	s := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+	s := &sample.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
 	for i := range s.Times {
 		s.Times[i] = math.Round(r.ExpFloat64()*1000) / 100 // ties at 10 ms
 		s.Censored[i] = r.Float64() < 0.2
 	}
-	w := &ingest.Sample{Times: s.Times, Censored: s.Censored, Weights: make([]float64, n)}
+	w := &sample.Sample{Times: s.Times, Censored: s.Censored, Weights: make([]float64, n)}
 	for i := range w.Weights {
 		w.Weights[i] = 1
 	}
@@ -85,13 +85,13 @@ func TestKaplanMeierJSONThinned(t *testing.T) {
 	}
 }
 
-// TestIssue18KaplanMeierThin: the thinned estimate writes the JSON the
+// TestKaplanMeierThin: the thinned estimate writes the JSON the
 // whole one does, byte for byte, and thinning it again keeps every step:
 // on a table of 10,000 even steps (about kmJSONSteps kept), one of 4,000
 // uneven drops, one of kmJSONSteps + 1 steps each falling by
 // 1/kmJSONSteps, all of which are kept (MarshalJSON thins the thinned one
 // again), and a table of kmJSONSteps steps, which is itself.
-func TestIssue18KaplanMeierThin(t *testing.T) {
+func TestKaplanMeierThin(t *testing.T) {
 	table := func(n int, drop func(j int) float64) *KaplanMeier {
 		km := &KaplanMeier{}
 		s := 1.0
@@ -174,5 +174,43 @@ func TestSortFloats(t *testing.T) {
 				t.Errorf("sortFloats(%d %s) is not sorted as slices.Sort", n, shape)
 			}
 		}
+	}
+}
+
+// TestSettledMasses: each settled item's mass, worked by hand. Without
+// censoring, weight over total weight in sample order; with it, the
+// Kaplan–Meier jump shares S(t_j−)·w/n_j: on 3, 2+, 4+, 1, 2 (+ censored)
+// the jumps are 1/5 at 1, 0.8/4 at 2 (the item censored at 2 still at
+// risk) and 0.6/2 at 3, summing to 1 − S(3) = 0.7; weighted, 1+ (weight
+// 1), 2 (weight 2), 3 leave 2·1/3 at 2 and (1/3)·1/1 at 3.
+func TestSettledMasses(t *testing.T) {
+	type tm struct{ t, mass float64 }
+	for _, tc := range []struct {
+		name string
+		s    *sample.Sample
+		want []tm
+	}{
+		{"weighted, no censoring", &sample.Sample{Times: []float64{5, 1}, Weights: []float64{1, 3}}, []tm{{5, 0.25}, {1, 0.75}}},
+		{"censored", &sample.Sample{Times: []float64{3, 2, 4, 1, 2}, Censored: []bool{false, true, true, false, false}},
+			[]tm{{1, 0.2}, {2, 0.2}, {3, 0.3}}},
+		{"censored, weighted", &sample.Sample{Times: []float64{2, 1, 3}, Censored: []bool{false, true, false}, Weights: []float64{2, 1, 1}},
+			[]tm{{2, 2.0 / 3}, {3, 1.0 / 3}}},
+		{"empty", &sample.Sample{}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []tm
+			for x, m := range SettledMasses(tc.s) {
+				got = append(got, tm{x, m})
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("SettledMasses = %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if got[i].t != tc.want[i].t || math.Abs(got[i].mass-tc.want[i].mass) > 1e-15 {
+					t.Errorf("SettledMasses = %v, want %v", got, tc.want)
+					break
+				}
+			}
+		})
 	}
 }

@@ -7,16 +7,16 @@ import "math"
 // The product-limit estimate needs the items in order of time, settled
 // and censored together; a sorted copy of the times is 8 bytes a row,
 // which the plan's horizon, chosen before the fit, must not add
-// (docs/performance.md, Memory (issue 18)). Instead the items are counted
-// into buckets of equal width over [lo, hi] as quantile.go's selection
-// does (a value's bucket is monotone in the value, so ties never straddle
-// two), and the buckets are read in runs (windows) of at most kmWindow
-// items: each window's settled and censored times are gathered by one
-// pass over the sample, sorted, and walked as kaplanMeierSorted walks the
-// whole, carrying the number at risk and S from window to window. A
-// second walk of the one window that holds the quantile reads it off.
-// Memory: the counts and one window (an eighth of the items); time: a
-// pass over the sample a window, so about ten.
+// (docs/performance.md, Memory: 16 bytes a row). Instead the items are
+// counted into buckets of equal width over [lo, hi] as quantile.go's
+// selection does (a value's bucket is monotone in the value, so ties
+// never straddle two), and the buckets are read in runs (windows) of at
+// most kmWindow items: each window's settled and censored times are
+// gathered by one pass over the sample, sorted, and walked as
+// kaplanMeierSorted walks the whole, carrying the number at risk and S
+// from window to window. A second walk of the one window that holds the
+// quantile reads it off. Memory: the counts and one window (an eighth of
+// the items); time: a pass over the sample a window, so about ten.
 
 // kmWindow is the largest window of kmQuantile for n items: an eighth of
 // them, and at least 2²⁰ (then one window holds samples of up to 2²⁰).

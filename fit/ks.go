@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 )
 
 // KS is the Kolmogorov–Smirnov distance of a fitted distribution from a
@@ -186,7 +186,7 @@ func KSBand(n, m, alpha float64) float64 {
 // DKW95 are left 0.
 //
 // It panics if d has no grid.
-func KSDistance(d *Density, s *ingest.Sample) KS {
+func KSDistance(d *Density, s *sample.Sample) KS {
 	if len(d.T) == 0 {
 		panic("fit: KSDistance: density has no grid")
 	}
@@ -199,7 +199,7 @@ func KSDistance(d *Density, s *ingest.Sample) KS {
 
 // subsampled is KS.Subsample for a sample: the length of its KS
 // subsample when it has more than KSMaxItems items, else 0.
-func subsampled(s *ingest.Sample) int {
+func subsampled(s *sample.Sample) int {
 	if s.Len() <= KSMaxItems {
 		return 0
 	}
@@ -209,7 +209,7 @@ func subsampled(s *ingest.Sample) int {
 // ksEmpirical is empiricalSteps of the sample's KS subsample
 // (subsample(s, KSMaxItems)); free gives its buffers back (scratchPool)
 // once x and F are no longer read.
-func ksEmpirical(s *ingest.Sample) (x, F []float64, n float64, free func()) {
+func ksEmpirical(s *sample.Sample) (x, F []float64, n float64, free func()) {
 	if s.Weights != nil || s.Censored != nil || s.Len() == 0 {
 		sub := subsample(s, KSMaxItems)
 		x, F, n = empiricalSteps(sub, sub != s)
@@ -237,7 +237,7 @@ func ksEmpirical(s *ingest.Sample) (x, F []float64, n float64, free func()) {
 // so that it runs beside the fit on a second core (a quarter of the fit
 // of 10⁵ items), and returns the function that finishes it for the
 // fitted density.
-func startKS(s *ingest.Sample) func(d *Density) KS {
+func startKS(s *sample.Sample) func(d *Density) KS {
 	type steps struct {
 		x, F []float64
 		n    float64
@@ -261,7 +261,7 @@ func startKS(s *ingest.Sample) func(d *Density) KS {
 }
 
 // rowsOf is KS.Rows of the sample.
-func rowsOf(s *ingest.Sample) int {
+func rowsOf(s *sample.Sample) int {
 	if s.Weights == nil {
 		return s.Len()
 	}
@@ -285,7 +285,7 @@ func kmDistance(d *Density, km *KaplanMeier, rows int, settled float64) KS {
 // the held-out one supersedes. Estimate calls it with Options.Holdout;
 // callers that split the rows themselves (pollfit plan) call it with
 // theirs. It panics if d has no grid.
-func (d *Density) ScoreHoldout(s *ingest.Sample) {
+func (d *Density) ScoreHoldout(s *sample.Sample) {
 	if s.Len() == 0 {
 		return
 	}
@@ -369,7 +369,7 @@ func (d *Density) ksAdvice(k KS) string {
 // line's worth of items read a tenth of the memory lines single items
 // would: gathering 2¹⁸ single items from 10⁷ took 5 ms, as long as the
 // rest of the distance. Segment labels are dropped.
-func subsample(s *ingest.Sample, m int) *ingest.Sample {
+func subsample(s *sample.Sample, m int) *sample.Sample {
 	n := s.Len()
 	if n <= m {
 		return s
@@ -377,7 +377,7 @@ func subsample(s *ingest.Sample, m int) *ingest.Sample {
 	const run = subsampleRun
 	r := m / run
 	q, rem := n/r, n%r // ⌊j·n/r⌋ stepped without a division per run
-	out := &ingest.Sample{Times: make([]float64, r*run)}
+	out := &sample.Sample{Times: make([]float64, r*run)}
 	gatherRuns(out.Times, s.Times, m)
 	if s.Weights != nil {
 		out.Weights = make([]float64, r*run)
@@ -416,12 +416,23 @@ func gatherRuns(dst, src []float64, m int) {
 	}
 }
 
+// EmpiricalSteps returns the jumps of the sample's empirical CDF F_n, the
+// curve KSDistance measures the estimate against (1 − Kaplan–Meier with
+// censoring), on the same evenly strided subsample of at most KSMaxItems
+// items: t holds the distinct settle times in seconds, ascending, and
+// F[j] is F_n just after t[j]. Both are nil for an empty sample.
+func EmpiricalSteps(s *sample.Sample) (t, F []float64) {
+	sub := subsample(s, KSMaxItems)
+	t, F, _ = empiricalSteps(sub, sub != s)
+	return t, F
+}
+
 // empiricalSteps returns the jumps of the sample's empirical CDF F_n
 // (1 − Kaplan–Meier with censoring): the distinct settle times x,
 // ascending, and F_n just after each, with the number of items it rests
 // on (the settled items' weight with censoring, all items' without).
 // With own, s.Times may be sorted in place (s is a copy).
-func empiricalSteps(s *ingest.Sample, own bool) (x, F []float64, n float64) {
+func empiricalSteps(s *sample.Sample, own bool) (x, F []float64, n float64) {
 	if s.Len() == 0 {
 		return nil, nil, 0
 	}

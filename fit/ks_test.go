@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -46,7 +46,7 @@ func TestKSMatchesR(t *testing.T) {
 	}
 	for _, c := range ref.Cases {
 		t.Run(c.Name, func(t *testing.T) {
-			s := &ingest.Sample{Times: c.X, Weights: c.W}
+			s := &sample.Sample{Times: c.X, Weights: c.W}
 			if c.Status != nil {
 				s.Censored = make([]bool, len(c.X))
 				for i, st := range c.Status {
@@ -112,7 +112,7 @@ func TestKSMatchesR(t *testing.T) {
 func TestKSHandComputed(t *testing.T) {
 	dist, _ := ParseDist("exponential:rate=0.5")
 	d := dist.Density(10, 0)
-	s := &ingest.Sample{Times: []float64{1, 2, 2, 3, 4}, Censored: []bool{false, false, false, true, false}}
+	s := &sample.Sample{Times: []float64{1, 2, 2, 3, 4}, Censored: []bool{false, false, false, true, false}}
 	got := KSDistance(d, s)
 	wantD := 1 - math.Exp(-1) - 0.2
 	from := -2 * math.Log(1-0.2-wantD/2)
@@ -139,7 +139,7 @@ func TestKSStretch(t *testing.T) {
 	}
 	dist, _ := ParseDist("lognormal:mu=0.1,sigma=1")
 	d := dist.Density(200, 8192)
-	k := KSDistance(d, &ingest.Sample{Times: x})
+	k := KSDistance(d, &sample.Sample{Times: x})
 	wantD := std.CDF(0.05) - std.CDF(-0.05)
 	if math.Abs(k.D-wantD) > 1.0/n || k.Diff > 0 {
 		t.Fatalf("D, Diff = %.5f, %.5f, want %.5f, negative", k.D, k.Diff, wantD)
@@ -170,7 +170,7 @@ func TestKSSubsample(t *testing.T) {
 	x := sampleOf(distuv.LogNormal{Mu: 1, Sigma: 0.8, Src: pcg(7)}, n, 0)
 	dist, _ := ParseDist("lognormal:mu=1.02,sigma=0.8")
 	d := dist.Density(0, 0)
-	s := &ingest.Sample{Times: x}
+	s := &sample.Sample{Times: x}
 	got := KSDistance(d, s)
 	xs, F, _ := empiricalSteps(s, false)
 	exact := ksSteps(d, xs, F, false)
@@ -198,7 +198,7 @@ func TestKSPathsAgree(t *testing.T) {
 		cens[i] = i%7 == 0
 		w[i] = 1 + float64(i%3)
 	}
-	for _, s := range []*ingest.Sample{{Times: x, Censored: cens}, {Times: x, Censored: cens, Weights: w}} {
+	for _, s := range []*sample.Sample{{Times: x, Censored: cens}, {Times: x, Censored: cens, Weights: w}} {
 		d, err := Estimate(s, Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -208,7 +208,7 @@ func TestKSPathsAgree(t *testing.T) {
 			t.Errorf("Estimate's KS %+v, KSDistance %+v", *d.KS, k)
 		}
 	}
-	s := &ingest.Sample{Times: x}
+	s := &sample.Sample{Times: x}
 	xs, F, n := empiricalSteps(s, false)
 	km := NewKaplanMeier(s)
 	if n != float64(len(x)) || len(xs) != len(km.T) {
@@ -238,7 +238,7 @@ func TestDKWBand(t *testing.T) {
 // the true model it stays quiet.
 func TestScoreHoldoutWarns(t *testing.T) {
 	x := sampleOf(distuv.LogNormal{Mu: 0, Sigma: 1, Src: pcg(5)}, 1000, 0)
-	s := &ingest.Sample{Times: x}
+	s := &sample.Sample{Times: x}
 	for _, c := range []struct {
 		spec string
 		warn bool
@@ -286,7 +286,7 @@ func TestRadixSort(t *testing.T) {
 // from 10⁶ and 10⁷ (a subsample of KSMaxItems).
 func BenchmarkKSDistance(b *testing.B) {
 	for _, n := range []int{10_000, 1_000_000, 10_000_000} {
-		s := &ingest.Sample{Times: sampleOf(distuv.LogNormal{Mu: 3, Sigma: 1, Src: pcg(1)}, n, 0)}
+		s := &sample.Sample{Times: sampleOf(distuv.LogNormal{Mu: 3, Sigma: 1, Src: pcg(1)}, n, 0)}
 		dist, _ := ParseDist("lognormal:mu=3,sigma=1")
 		d := dist.Density(0, 0)
 		b.Run(strings.TrimSuffix(strings.ReplaceAll(formatCount(n), ",", "_"), "_"), func(b *testing.B) {
@@ -334,5 +334,33 @@ func TestMin1(t *testing.T) {
 		if got, want := min1(v), math.Min(1, v); math.Float64bits(got) != math.Float64bits(want) {
 			t.Errorf("min1(%g) = %g, want %g (math.Min)", v, got, want)
 		}
+	}
+}
+
+// TestEmpiricalSteps: the empirical CDF's jumps, by hand. 3, 1, 2, 2
+// steps to 1/4, 3/4 and 1; with 2 censored in 1, 2+, 3, Kaplan–Meier
+// falls to 2/3 at 1 and to 0 at 3 (one item at risk), so F is 1/3 and 1.
+func TestEmpiricalSteps(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    *sample.Sample
+		x, F []float64
+	}{
+		{"ties", &sample.Sample{Times: []float64{3, 1, 2, 2}}, []float64{1, 2, 3}, []float64{0.25, 0.75, 1}},
+		{"censored", &sample.Sample{Times: []float64{1, 2, 3}, Censored: []bool{false, true, false}}, []float64{1, 3}, []float64{1.0 / 3, 1}},
+		{"empty", &sample.Sample{}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x, F := EmpiricalSteps(tc.s)
+			if !slices.Equal(x, tc.x) || len(F) != len(tc.F) {
+				t.Fatalf("EmpiricalSteps = %v, %v, want %v, %v", x, F, tc.x, tc.F)
+			}
+			for i := range F {
+				if math.Abs(F[i]-tc.F[i]) > 1e-15 {
+					t.Errorf("EmpiricalSteps F = %v, want %v", F, tc.F)
+					break
+				}
+			}
+		})
 	}
 }

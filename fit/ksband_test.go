@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -35,8 +35,8 @@ func TestKSBand(t *testing.T) {
 // is also given an independent censoring time censor·(another draw), and
 // is censored there when that comes first (about 10% for the factors
 // used below).
-func bandSample(dist func() float64, n int, censor float64) *ingest.Sample {
-	s := &ingest.Sample{Times: make([]float64, n)}
+func bandSample(dist func() float64, n int, censor float64) *sample.Sample {
+	s := &sample.Sample{Times: make([]float64, n)}
 	if censor > 0 {
 		s.Censored = make([]bool, n)
 	}
@@ -147,7 +147,7 @@ func TestKSMisfitWarns(t *testing.T) {
 		}
 		return n
 	}
-	d, err := Estimate(&ingest.Sample{Times: x}, Options{Method: "weibull", Holdout: 0.3, Seed: 1})
+	d, err := Estimate(&sample.Sample{Times: x}, Options{Method: "weibull", Holdout: 0.3, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestKSMisfitWarns(t *testing.T) {
 	if countKS(d, "held-out KS distance") != 1 || countKS(d, "in-sample KS distance") != 0 {
 		t.Errorf("held-out misfit: warnings %q, want one held-out KS warning and no in-sample one", d.Warnings)
 	}
-	d, err = Estimate(&ingest.Sample{Times: x}, Options{Method: "weibull"})
+	d, err = Estimate(&sample.Sample{Times: x}, Options{Method: "weibull"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestKSMisfitWarns(t *testing.T) {
 		t.Errorf("in-sample misfit: KS %.4f (band %.4f), warnings %q; want one in-sample KS warning", d.KS.D, d.KS.Band95, d.Warnings)
 	}
 	for _, m := range []string{"lognormal", "kde"} {
-		d, err := Estimate(&ingest.Sample{Times: x}, Options{Method: m})
+		d, err := Estimate(&sample.Sample{Times: x}, Options{Method: m})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,11 +3,11 @@ package fit
 import (
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// TestIssue11KSSubsampleNamed: a distance computed on the KS subsample
+// TestKSSubsampleNamed: a distance computed on the KS subsample
 // of a sample of more than KSMaxItems items says so (KS.Subsample, the
 // subsample's length, which N also counts), so that the text does not
 // present 2¹⁶ items' sampling error (about DKWBand(2¹⁶) = 0.0053) as the
@@ -15,7 +15,7 @@ import (
 // 0.00579 "on the 1400000 rows fitted", against 0.00094 on all of them);
 // an exact distance has Subsample 0: every item of a small sample, and
 // the Kaplan–Meier distance of a censored one in-sample.
-func TestIssue11KSSubsampleNamed(t *testing.T) {
+func TestKSSubsampleNamed(t *testing.T) {
 	ln := distuv.LogNormal{Mu: 0, Sigma: 0.5, Src: pcg(11)}
 	cases := []struct {
 		name          string
@@ -31,14 +31,14 @@ func TestIssue11KSSubsampleNamed(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			x := sampleOf(ln, c.n, 0)
-			d, err := Estimate(&ingest.Sample{Times: append([]float64(nil), x...)}, Options{Horizon: 20})
+			d, err := Estimate(&sample.Sample{Times: append([]float64(nil), x...)}, Options{Horizon: 20})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if d.KS.Subsample != c.wantSubsample {
 				t.Errorf("in-sample KS.Subsample = %d, want %d", d.KS.Subsample, c.wantSubsample)
 			}
-			k := KSDistance(d, &ingest.Sample{Times: x})
+			k := KSDistance(d, &sample.Sample{Times: x})
 			if k.Subsample != c.wantSubsample {
 				t.Errorf("KSDistance(…).Subsample = %d, want %d", k.Subsample, c.wantSubsample)
 			}
@@ -58,7 +58,7 @@ func TestIssue11KSSubsampleNamed(t *testing.T) {
 			cens[i], x[i] = true, x[i]/2
 		}
 	}
-	s := &ingest.Sample{Times: x, Censored: cens}
+	s := &sample.Sample{Times: x, Censored: cens}
 	d, err := Estimate(s, Options{Horizon: 20})
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 // The last is the Kaplan–Meier form: an item settled at t_j carries
 // S(t_j−)/n_j, the same for every item tied at t_j, so a table of the
 // distinct event times (10⁶ for 10⁷ items at millisecond resolution)
-// stands for an array the size of the sample (issue 18). Each item's
+// stands for an array the size of the sample (8 bytes an item). Each item's
 // mass read from the table is the same float as the array held.
 type masses struct {
 	item  []float64

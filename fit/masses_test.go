@@ -7,15 +7,15 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 )
 
-// TestIssue18MassTable: the settled items' Kaplan–Meier masses as a table
+// TestMassTable: the settled items' Kaplan–Meier masses as a table
 // by event time (masses.T and at, which kaplanMeier returns without
 // weights) give the fit that the same masses one an item give, bit for
 // bit, item by item and pre-binned, on a censored sample with zeros, an
 // exact atom (10 % at 5 s), a deadline's pile-up and ties at 1 ms.
-func TestIssue18MassTable(t *testing.T) {
+func TestMassTable(t *testing.T) {
 	n := 40_000
 	s := lumpySample(pcg(18), n)
 	_, times, ms := kaplanMeier(s)
@@ -56,8 +56,8 @@ func TestIssue18MassTable(t *testing.T) {
 // lumpySample draws n censored settle times at 1 ms: 3 % zeros, an exact
 // atom (10 % at 5 s), a deadline's pile-up (8 % in 30–30.3 s), the rest
 // lognormal; a fifth of the nonzero ones censored.
-func lumpySample(r *rand.Rand, n int) *ingest.Sample {
-	s := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+func lumpySample(r *rand.Rand, n int) *sample.Sample {
+	s := &sample.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
 	for i := range s.Times {
 		var v float64
 		switch u := r.Float64(); {

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/mathext"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -219,7 +219,7 @@ func (d *Dist) Density(horizon float64, grid int) *Density {
 // spread shrinking to 0; the exponential needs one time > 0); a
 // parameter running off to 0 or ∞ (no maximum). Messages carry no
 // package prefix; Estimate adds it.
-func MaxLikelihood(family string, s *ingest.Sample) (*Dist, error) {
+func MaxLikelihood(family string, s *sample.Sample) (*Dist, error) {
 	if _, ok := familyParams[family]; !ok {
 		return nil, fmt.Errorf("unknown family %q (want lognormal, weibull, gamma or exponential)", family)
 	}
@@ -362,7 +362,7 @@ func MaxLikelihood(family string, s *ingest.Sample) (*Dist, error) {
 }
 
 // logLik is the censored log-likelihood of MaxLikelihood.
-func logLik(d *Dist, s *ingest.Sample, zeroCell float64) float64 {
+func logLik(d *Dist, s *sample.Sample, zeroCell float64) float64 {
 	u := d.dist()
 	ll := 0.0
 	for i, t := range s.Times {

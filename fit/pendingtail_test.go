@@ -9,13 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
 // readPendingTail reads one of testdata/pendingtail's samples
 // (duration_s, st = done|pending).
-func readPendingTail(t *testing.T, name string) *ingest.Sample {
+func readPendingTail(t *testing.T, name string) *sample.Sample {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", "pendingtail", name))
 	if err != nil {
@@ -26,7 +26,7 @@ func readPendingTail(t *testing.T, name string) *ingest.Sample {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &ingest.Sample{}
+	s := &sample.Sample{}
 	for _, r := range rows[1:] {
 		x, err := strconv.ParseFloat(r[0], 64)
 		if err != nil {
@@ -124,13 +124,13 @@ func TestLogSurvivalTail(t *testing.T) {
 func TestMaxLikelihoodNoMaximum(t *testing.T) {
 	for _, c := range []struct {
 		name, family string
-		s            *ingest.Sample
+		s            *sample.Sample
 		want         string
 	}{
-		{"one value", Weibull, &ingest.Sample{Times: []float64{5, 5, 5}}, "weibull needs at least two distinct settled times > 0: on one value its likelihood has no maximum (the spread shrinks to 0); try the kde method"},
-		{"one value censored", LogNormal, &ingest.Sample{Times: []float64{5, 5, 9}, Censored: []bool{false, false, true}}, "lognormal needs at least two distinct settled times > 0"},
-		{"all zero", Exponential, &ingest.Sample{Times: []float64{0, 0}}, "exponential: all times are 0: its rate has no maximum likelihood value; try the kde method"},
-		{"all pending", Gamma, &ingest.Sample{Times: []float64{1, 2}, Censored: []bool{true, true}}, "gamma needs at least one settled item"},
+		{"one value", Weibull, &sample.Sample{Times: []float64{5, 5, 5}}, "weibull needs at least two distinct settled times > 0: on one value its likelihood has no maximum (the spread shrinks to 0); try the kde method"},
+		{"one value censored", LogNormal, &sample.Sample{Times: []float64{5, 5, 9}, Censored: []bool{false, false, true}}, "lognormal needs at least two distinct settled times > 0"},
+		{"all zero", Exponential, &sample.Sample{Times: []float64{0, 0}}, "exponential: all times are 0: its rate has no maximum likelihood value; try the kde method"},
+		{"all pending", Gamma, &sample.Sample{Times: []float64{1, 2}, Censored: []bool{true, true}}, "gamma needs at least one settled item"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := MaxLikelihood(c.family, c.s)
@@ -143,7 +143,7 @@ func TestMaxLikelihoodNoMaximum(t *testing.T) {
 		})
 	}
 	// Through Estimate the prefix is added once.
-	_, err := Estimate(&ingest.Sample{Times: []float64{5, 5, 5}}, Options{Method: Weibull})
+	_, err := Estimate(&sample.Sample{Times: []float64{5, 5, 5}}, Options{Method: Weibull})
 	if err == nil || strings.Count(err.Error(), "fit:") != 1 {
 		t.Errorf("Estimate error = %v, want one fit: prefix", err)
 	}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -31,7 +31,7 @@ func TestPreBinMatchesItemByItem(t *testing.T) {
 			cens[i] = true
 		}
 	}
-	for _, s := range []*ingest.Sample{{Times: x}, {Times: x, Censored: cens}} {
+	for _, s := range []*sample.Sample{{Times: x}, {Times: x, Censored: cens}} {
 		for _, dom := range []string{DomainLog, DomainLinear} {
 			binned, err := Estimate(s, Options{Domain: dom})
 			if err != nil {

@@ -9,17 +9,17 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 )
 
-// TestIssue18SortSettledFirst: sortSettledFirst leaves the sample's
+// TestSortSettledFirst: sortSettledFirst leaves the sample's
 // settled times sorted and then its censored times sorted, each time with
 // its own flag, as sorting the two kinds apart in copies does; a −0 leaves
 // the sample as it was.
-func TestIssue18SortSettledFirst(t *testing.T) {
+func TestSortSettledFirst(t *testing.T) {
 	r := pcg(181)
-	gen := func(n int, cens float64) *ingest.Sample {
-		s := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+	gen := func(n int, cens float64) *sample.Sample {
+		s := &sample.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
 		for i := range s.Times {
 			s.Times[i] = math.Round(r.ExpFloat64()*1000) / 1000 // ties at 1 ms
 			s.Censored[i] = r.Float64() < cens
@@ -28,12 +28,12 @@ func TestIssue18SortSettledFirst(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		s    *ingest.Sample
+		s    *sample.Sample
 	}{
-		{"empty", &ingest.Sample{Censored: []bool{}}},
-		{"one censored", &ingest.Sample{Times: []float64{3}, Censored: []bool{true}}},
-		{"one settled", &ingest.Sample{Times: []float64{3}, Censored: []bool{false}}},
-		{"small", &ingest.Sample{Times: []float64{5, 0, 2, 9, 2, 1}, Censored: []bool{true, false, false, true, true, false}}},
+		{"empty", &sample.Sample{Censored: []bool{}}},
+		{"one censored", &sample.Sample{Times: []float64{3}, Censored: []bool{true}}},
+		{"one settled", &sample.Sample{Times: []float64{3}, Censored: []bool{false}}},
+		{"small", &sample.Sample{Times: []float64{5, 0, 2, 9, 2, 1}, Censored: []bool{true, false, false, true, true, false}}},
 		{"all censored", gen(1000, 1)},
 		{"none censored", gen(1000, 0)},
 		{"mixed", gen(5000, 0.3)},
@@ -66,24 +66,24 @@ func TestIssue18SortSettledFirst(t *testing.T) {
 			}
 		}
 	}
-	negZero := &ingest.Sample{Times: []float64{4, math.Copysign(0, -1), 1}, Censored: []bool{true, false, false}}
+	negZero := &sample.Sample{Times: []float64{4, math.Copysign(0, -1), 1}, Censored: []bool{true, false, false}}
 	before := slices.Clone(negZero.Times)
 	if _, ok := sortSettledFirst(negZero); ok || !slices.Equal(negZero.Times, before) || !math.Signbit(negZero.Times[1]) {
 		t.Errorf("sortSettledFirst with −0: ok %v, times %v; want false, %v unchanged", ok, negZero.Times, before)
 	}
 }
 
-// TestIssue18Reorder: Estimate with Options.Reorder gives the estimate
+// TestReorderSameEstimate: Estimate with Options.Reorder gives the estimate
 // Estimate gives without it, byte for byte as JSON, on censored samples
 // with zeros, an atom, a deadline's pile-up and ms ties, by kde and
 // histogram, with and without holdout; and it reorders only what it may
 // (a parametric fit, a sample with creation instants, a −0 are left in
 // their order).
-func TestIssue18Reorder(t *testing.T) {
+func TestReorderSameEstimate(t *testing.T) {
 	r := pcg(182)
-	gen := func(n int) *ingest.Sample { return lumpySample(r, n) }
-	clone := func(s *ingest.Sample) *ingest.Sample {
-		c := &ingest.Sample{Times: slices.Clone(s.Times), Censored: slices.Clone(s.Censored)}
+	gen := func(n int) *sample.Sample { return lumpySample(r, n) }
+	clone := func(s *sample.Sample) *sample.Sample {
+		c := &sample.Sample{Times: slices.Clone(s.Times), Censored: slices.Clone(s.Censored)}
 		if s.Created != nil {
 			c.Created = slices.Clone(s.Created)
 		}
@@ -99,7 +99,7 @@ func TestIssue18Reorder(t *testing.T) {
 	negZero.Times[7], negZero.Censored[7] = math.Copysign(0, -1), false
 	cases := []struct {
 		name     string
-		s        *ingest.Sample
+		s        *sample.Sample
 		opt      Options
 		reorders bool
 	}{
@@ -141,7 +141,7 @@ func TestIssue18Reorder(t *testing.T) {
 	}
 }
 
-// TestIssue18Resolution: Estimate with Options.Resolution found first
+// TestResolutionGiven: Estimate with Options.Resolution found first
 // (Resolution) gives, on the sample reordered, the estimate of the sample
 // in its order, byte for byte as JSON, where the resolution found in the
 // reordered items differs: 3·10⁵ items (a stride of 3) with ms times and
@@ -152,11 +152,11 @@ func TestIssue18Reorder(t *testing.T) {
 // for none); and the other way, 1 in 10 of the places 1 mod 3, which
 // the subsample in order skips (found only in order). Options refuses a
 // resolution that is not a finite number.
-func TestIssue18Resolution(t *testing.T) {
+func TestResolutionGiven(t *testing.T) {
 	r := pcg(183)
-	gen := func(offLattice func(i int) bool) *ingest.Sample {
+	gen := func(offLattice func(i int) bool) *sample.Sample {
 		const n = 300_000
-		s := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+		s := &sample.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
 		for i := range s.Times {
 			v := math.Exp(r.NormFloat64() + 1)
 			if !offLattice(i) {
@@ -169,7 +169,7 @@ func TestIssue18Resolution(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name               string
-		s                  *ingest.Sample
+		s                  *sample.Sample
 		inOrder, afterSort float64
 	}{
 		// Every 150th item continuous, all at places 0 mod 3: 2 % of
@@ -180,7 +180,7 @@ func TestIssue18Resolution(t *testing.T) {
 		{"found in order", gen(func(i int) bool { return i%3 == 1 && r.IntN(10) == 0 }), 0.001, 0},
 	} {
 		res := Resolution(c.s.Times)
-		sorted := &ingest.Sample{Times: slices.Clone(c.s.Times), Censored: slices.Clone(c.s.Censored)}
+		sorted := &sample.Sample{Times: slices.Clone(c.s.Times), Censored: slices.Clone(c.s.Censored)}
 		sortSettledFirst(sorted)
 		if !scalar.EqualWithinAbsOrRel(res, c.inOrder, 0, 1e-12) || !scalar.EqualWithinAbsOrRel(Resolution(sorted.Times), c.afterSort, 0, 1e-12) {
 			t.Fatalf("%s: Resolution = %g in order, %g sorted; want %g, %g (the case tests nothing)", c.name, res, Resolution(sorted.Times), c.inOrder, c.afterSort)
@@ -202,7 +202,7 @@ func TestIssue18Resolution(t *testing.T) {
 		if string(b1) != string(b2) {
 			t.Errorf("%s: Estimate of the sorted sample with the resolution given differs from the sample's in its order", c.name)
 		}
-		d3, err := Estimate(&ingest.Sample{Times: slices.Clone(sorted.Times), Censored: slices.Clone(sorted.Censored)}, Options{Reorder: true})
+		d3, err := Estimate(&sample.Sample{Times: slices.Clone(sorted.Times), Censored: slices.Clone(sorted.Censored)}, Options{Reorder: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,13 +7,13 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// scaleSamples are the samples of TestIssue11ScaleFree, in seconds.
-func scaleSamples() map[string]*ingest.Sample {
+// scaleSamples are the samples of TestScaleFree, in seconds.
+func scaleSamples() map[string]*sample.Sample {
 	const n = 4000
 	ln := func(seed uint64) distuv.LogNormal { return distuv.LogNormal{Mu: 0, Sigma: 1, Src: pcg(seed)} }
 	ms := func(v float64) float64 { return math.Round(v*1000) / 1000 }
@@ -36,7 +36,7 @@ func scaleSamples() map[string]*ingest.Sample {
 	// Right-censored by an independent follow-up uniform on (0, 4 s).
 	// (Both rounded alike: 0.001·k and k/1000 can differ by an ulp, a tie
 	// at one scale and none at another.)
-	cens := &ingest.Sample{Times: sampleOf(ln(75), n, 0), Censored: make([]bool, n)}
+	cens := &sample.Sample{Times: sampleOf(ln(75), n, 0), Censored: make([]bool, n)}
 	fu := distuv.Uniform{Min: 0, Max: 4, Src: pcg(76)}
 	for i, v := range cens.Times {
 		cens.Times[i] = ms(v)
@@ -48,7 +48,7 @@ func scaleSamples() map[string]*ingest.Sample {
 	// A deadline: 6 % settle 3 s + Exp(mean 0.03 s) in, continuous.
 	spike := spikeMixture(77, n, 0.06, 3, 0.03, ln(78))
 
-	return map[string]*ingest.Sample{
+	return map[string]*sample.Sample{
 		"continuous":   {Times: cont},
 		"whole ms":     {Times: rounded},
 		"atoms":        {Times: atoms},
@@ -59,8 +59,8 @@ func scaleSamples() map[string]*ingest.Sample {
 }
 
 // scaled returns s with every time multiplied by c.
-func scaled(s *ingest.Sample, c float64) *ingest.Sample {
-	out := &ingest.Sample{Times: make([]float64, len(s.Times)), Censored: s.Censored}
+func scaled(s *sample.Sample, c float64) *sample.Sample {
+	out := &sample.Sample{Times: make([]float64, len(s.Times)), Censored: s.Censored}
 	for i, v := range s.Times {
 		out.Times[i] = v * c
 	}
@@ -69,7 +69,7 @@ func scaled(s *ingest.Sample, c float64) *ingest.Sample {
 
 var number = regexp.MustCompile(`[-+]?[0-9]*\.?[0-9]+(e[-+]?[0-9]+)?`)
 
-// TestIssue11ScaleFree fits the same samples (continuous, whole ms, with
+// TestScaleFree fits the same samples (continuous, whole ms, with
 // atoms at 0 and 2.5 s, right-censored, with a deadline spike, and the
 // issue's tie case) in units from microseconds to days: times multiplied
 // by 10⁻⁶, 10⁻³, 3600 and 86400 give the fit at scale 1 up to the scale.
@@ -79,7 +79,7 @@ var number = regexp.MustCompile(`[-+]?[0-9]*\.?[0-9]+(e[-+]?[0-9]+)?`)
 // the warnings the same but for their numbers; in the linear domain the
 // bandwidth scales too. (Before, data under 3.6 ms were "rounded to
 // 3600s", and the spike cells, fixed in ln t, fell differently per unit.)
-func TestIssue11ScaleFree(t *testing.T) {
+func TestScaleFree(t *testing.T) {
 	const tol = 1e-9
 	for name, s := range scaleSamples() {
 		for _, dom := range []string{DomainLog, DomainLinear} {

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -39,13 +39,13 @@ func TestScratchPool(t *testing.T) {
 	}
 }
 
-// TestConcurrentFitsScratch (issue 13): fits running at once, which take
+// TestConcurrentFitsScratch: fits running at once, which take
 // and give back the same pooled buffers (scratchPool) and FFT plans,
 // give what each gives alone.
 func TestConcurrentFitsScratch(t *testing.T) {
-	var samples []*ingest.Sample
+	var samples []*sample.Sample
 	for i, n := range []int{300, 5000, 40_000, 70_000} {
-		samples = append(samples, &ingest.Sample{Times: sampleOf(distuv.LogNormal{Mu: float64(i), Sigma: 1, Src: pcg(uint64(n))}, n, 0.001*float64(i%2))})
+		samples = append(samples, &sample.Sample{Times: sampleOf(distuv.LogNormal{Mu: float64(i), Sigma: 1, Src: pcg(uint64(n))}, n, 0.001*float64(i%2))})
 	}
 	opts := []Options{{}, {Domain: DomainLinear, Bandwidth: BandwidthSJ}, {Domain: DomainReflect, Bandwidth: BandwidthScott}}
 	want := map[string]*Density{}

@@ -3,7 +3,7 @@ package fit
 import (
 	"math"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 )
 
 // SettledQuantile returns the p-quantile (0 ≤ p ≤ 1) of the settle times
@@ -17,15 +17,15 @@ import (
 // wsample.quantiles, each settled item weighing its Kaplan–Meier mass
 // S(t_j−)/n_j (Efron's redistribution to the right). A pending item
 // younger than some settle is thus not left out as though it would never
-// settle: its mass goes to the settles after its age (issue 15: pending
-// items censored at 0–60 s put the 99th percentile of the settled rows
+// settle: its mass goes to the settles after its age (pending items
+// censored at 0–60 s put the 99th percentile of the settled rows
 // alone at 40.9 s, where the estimate still has 6.6 % to settle).
 //
 // When no item is censored, or every censored time is at or beyond the
 // last settle (or before the first), the masses are equal (with Weights, proportional to the
 // weights) and the quantile is the type 7 quantile of the settled times
 // alone, computed as before this estimate: the same float.
-func SettledQuantile(s *ingest.Sample, p float64) (float64, int) {
+func SettledQuantile(s *sample.Sample, p float64) (float64, int) {
 	n := s.Len() - s.CensoredCount()
 	if n == 0 {
 		return 0, 0
@@ -47,7 +47,7 @@ func SettledQuantile(s *ingest.Sample, p float64) (float64, int) {
 // before the first settle, items leave the risk set before any jump
 // (each settle then carries 1/(n − those)); at or beyond the last, after
 // every jump.
-func censoredAmongSettles(s *ingest.Sample) bool {
+func censoredAmongSettles(s *sample.Sample) bool {
 	if s.CensoredCount() == 0 {
 		return false
 	}
@@ -67,7 +67,7 @@ func censoredAmongSettles(s *ingest.Sample) bool {
 
 // settledQuantileEqual is SettledQuantile when the settled items' masses
 // are equal: the type 7 quantile of their times.
-func settledQuantileEqual(s *ingest.Sample, p float64) float64 {
+func settledQuantileEqual(s *sample.Sample, p float64) float64 {
 	if s.Weights == nil {
 		n := s.Len() - s.CensoredCount()
 		// The order statistics are selected among the settled times

@@ -9,26 +9,27 @@ import (
 	"testing"
 
 	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 )
 
-// TestIssue18SettledQuantile: SettledQuantile selects among the settled
+// TestSettledQuantileBySelection: SettledQuantile selects among the settled
 // times in place, by buckets above quantileSelectAbove items; it must
 // give the same float as R's type 7 computed the plain way, on a sorted
 // copy of the settled times, x[j] + (h − j)·(x[j+1] − x[j]) with
 // h = (n − 1)p and j = ⌊h⌋. The cases put censored times outside the
 // settled range (they must not widen the buckets), ties, one distinct
 // settled value, and a far outlier that squeezes the rest into one bucket.
-// Censored items among the settles are issue 15's (TestIssue15KMQuantile):
+// Censored items among the settles are TestKMQuantileMatchesR's:
 // here they are all at or beyond the last settle, where the Kaplan–Meier
 // masses are equal and the quantile is the settled items' own.
-func TestIssue18SettledQuantile(t *testing.T) {
+func TestSettledQuantileBySelection(t *testing.T) {
 	r := pcg(18)
 	type tc struct {
 		name string
-		s    *ingest.Sample
+		s    *sample.Sample
 	}
-	sample := func(n int, cens float64, at func(i int) float64) *ingest.Sample {
-		s := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+	draw := func(n int, cens float64, at func(i int) float64) *sample.Sample {
+		s := &sample.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
 		for i := range n {
 			s.Times[i] = at(i)
 			s.Censored[i] = r.Float64() < cens
@@ -37,19 +38,19 @@ func TestIssue18SettledQuantile(t *testing.T) {
 	}
 	big := 3 * quantileSelectAbove
 	cases := []tc{
-		{"small", sample(1000, 0, func(int) float64 { return r.ExpFloat64() })},
-		{"large lognormal", sample(big, 0, func(int) float64 { return math.Exp(r.NormFloat64()) })},
-		{"large ms ties", sample(big, 0, func(int) float64 { return math.Round(r.ExpFloat64()*1000) / 1000 })},
-		{"censored outside", sample(big, 0, func(i int) float64 { return 1 + r.Float64() })},
-		{"one value", sample(big, 0.5, func(int) float64 { return 7 })},
-		{"far outlier", sample(big, 0, func(i int) float64 {
+		{"small", draw(1000, 0, func(int) float64 { return r.ExpFloat64() })},
+		{"large lognormal", draw(big, 0, func(int) float64 { return math.Exp(r.NormFloat64()) })},
+		{"large ms ties", draw(big, 0, func(int) float64 { return math.Round(r.ExpFloat64()*1000) / 1000 })},
+		{"censored outside", draw(big, 0, func(i int) float64 { return 1 + r.Float64() })},
+		{"one value", draw(big, 0.5, func(int) float64 { return 7 })},
+		{"far outlier", draw(big, 0, func(i int) float64 {
 			if i == 17 {
 				return 1e12
 			}
 			return r.Float64()
 		})},
-		{"no censoring", &ingest.Sample{Times: sample(big, 0, func(int) float64 { return r.ExpFloat64() }).Times}},
-		{"one settled", &ingest.Sample{Times: []float64{3, 9, 1}, Censored: []bool{true, false, true}}},
+		{"no censoring", &sample.Sample{Times: draw(big, 0, func(int) float64 { return r.ExpFloat64() }).Times}},
+		{"one settled", &sample.Sample{Times: []float64{3, 9, 1}, Censored: []bool{true, false, true}}},
 	}
 	// Censored items far below and above the settled ones.
 	co := cases[3].s
@@ -82,12 +83,12 @@ func TestIssue18SettledQuantile(t *testing.T) {
 // kmQuantileRef is SettledQuantile's quantile the plain way: the
 // Kaplan–Meier masses of the whole sample (kaplanMeier, on sorted copies)
 // and the weighted type 7 quantile of wsample.quantiles.
-func kmQuantileRef(s *ingest.Sample, p float64) float64 {
+func kmQuantileRef(s *sample.Sample, p float64) float64 {
 	_, times, mass := kaplanMeier(s)
 	return wsample{x: times, w: mass.perItem(times)}.quantiles(p)[0]
 }
 
-// TestIssue15KMQuantile: with pending items younger than some settles,
+// TestKMQuantileMatchesR: with pending items younger than some settles,
 // the default horizon's quantile is that of the Kaplan–Meier estimate
 // among items that settle, not of the settled rows alone. On the
 // reviewer's status.csv (testdata/km_horizon.csv; 8000 rows, censored
@@ -97,7 +98,7 @@ func kmQuantileRef(s *ingest.Sample, p float64) float64 {
 // in-place walk by windows must agree with the masses computed the plain
 // way however the windows fall, and equal today's quantile exactly when
 // the masses are equal.
-func TestIssue15KMQuantile(t *testing.T) {
+func TestKMQuantileMatchesR(t *testing.T) {
 	s, _, err := ingest.ReadCSVFile("testdata/km_horizon.csv", ingest.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})
 	if err != nil {
 		t.Fatal(err)
@@ -118,8 +119,8 @@ func TestIssue15KMQuantile(t *testing.T) {
 	}
 
 	r := pcg(15)
-	sample := func(n int, cens func(t float64) (float64, bool)) *ingest.Sample {
-		s := &ingest.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
+	draw := func(n int, cens func(t float64) (float64, bool)) *sample.Sample {
+		s := &sample.Sample{Times: make([]float64, n), Censored: make([]bool, n)}
 		for i := range n {
 			s.Times[i], s.Censored[i] = cens(math.Round(math.Exp(2+r.NormFloat64())*1000) / 1000)
 		}
@@ -135,12 +136,12 @@ func TestIssue15KMQuantile(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		s    *ingest.Sample
+		s    *sample.Sample
 	}{
 		{"status.csv", s},
-		{"uniform censoring", sample(20000, uniform(60))},
-		{"heavy censoring", sample(5000, uniform(10))},
-		{"ties at censorings", sample(3000, func(t float64) (float64, bool) {
+		{"uniform censoring", draw(20000, uniform(60))},
+		{"heavy censoring", draw(5000, uniform(10))},
+		{"ties at censorings", draw(3000, func(t float64) (float64, bool) {
 			t = math.Round(t)
 			return t, r.Float64() < 0.3
 		})},
@@ -158,7 +159,7 @@ func TestIssue15KMQuantile(t *testing.T) {
 
 	// Censored at or beyond the last settle: equal masses, the quantile
 	// of the settled times alone, which the walk must also find.
-	e := sample(10000, func(t float64) (float64, bool) { return t, false })
+	e := draw(10000, func(t float64) (float64, bool) { return t, false })
 	last := slices.Max(e.Times)
 	for i := 0; i < len(e.Times); i += 7 {
 		e.Times[i], e.Censored[i] = last+float64(i%3), true

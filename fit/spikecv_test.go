@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -48,7 +48,7 @@ func mixture(seed uint64, n int, w []float64, dists []interface{ Rand() float64 
 	return x
 }
 
-// TestIssue11SpikesOnlyWhereTheyFit: the spike rule flags the cells of a
+// TestSpikesOnlyWhereTheyFit: the spike rule flags the cells of a
 // narrow smooth mode as well as a deadline's pile-up; cross-validation
 // (spikecv.go) keeps the deadline and leaves the mode to the KDE.
 //
@@ -62,7 +62,7 @@ func mixture(seed uint64, n int, w []float64, dists []interface{ Rand() float64 
 // error of the data themselves). A deadline spike with even spread (5 %
 // uniform over 30–30.6 s on a lognormal) is kept with its mass
 // (binomial sd 0.0015) and extent, and a shape near even.
-func TestIssue11SpikesOnlyWhereTheyFit(t *testing.T) {
+func TestSpikesOnlyWhereTheyFit(t *testing.T) {
 	lat := readColumn(t, "../fixtures/latency.csv", "Latency(ms)")
 	for i := range lat {
 		lat[i] /= 1000 // whole ms
@@ -83,7 +83,7 @@ func TestIssue11SpikesOnlyWhereTheyFit(t *testing.T) {
 		{"cold sigma 0.05", mixture(57, 20000, []float64{0.64, 0.36}, []interface{ Rand() float64 }{warm(58), cold(59, 0.05)})},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d, err := Estimate(&ingest.Sample{Times: c.x}, Options{})
+			d, err := Estimate(&sample.Sample{Times: c.x}, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func TestIssue11SpikesOnlyWhereTheyFit(t *testing.T) {
 			distuv.LogNormal{Mu: 2.5, Sigma: 1, Src: pcg(61)},
 			distuv.Uniform{Min: 30, Max: 30.6, Src: pcg(62)},
 		})
-		d, err := Estimate(&ingest.Sample{Times: x}, Options{})
+		d, err := Estimate(&sample.Sample{Times: x}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -35,7 +36,7 @@ func TestSpikes(t *testing.T) {
 		// background (≈ 0.9 × lognormal density at 30 s × 1 s ≈ 0.01) is
 		// mostly taken out as μ.
 		for _, dom := range []string{DomainLog, DomainLinear, DomainReflect} {
-			d, err := Estimate(&ingest.Sample{Times: x}, Options{Domain: dom})
+			d, err := Estimate(&sample.Sample{Times: x}, Options{Domain: dom})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +71,7 @@ func TestNoSpikes(t *testing.T) {
 		"lognormal 1s res":  sampleOf(distuv.LogNormal{Mu: 5, Sigma: 1, Src: pcg(19)}, n, 1),
 	}
 	for name, x := range cases {
-		d, err := Estimate(&ingest.Sample{Times: x}, Options{})
+		d, err := Estimate(&sample.Sample{Times: x}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +132,7 @@ func TestTruncExpRate(t *testing.T) {
 
 // TestSpikePaymentsFixture: the payments fixture's momo timeouts (generated
 // as 60.5 s + Exp(mean 0.5 s), 12 % of momo = 6 % of all rows; binomial sd
-// 0.0017) are found as one spike, the only atom (issue 4).
+// 0.0017) are found as one spike, the only atom.
 func TestSpikePaymentsFixture(t *testing.T) {
 	s, _, err := ingest.Read([]string{"../fixtures/payments.csv"}, ingest.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})
 	if err != nil {
@@ -148,7 +149,7 @@ func TestSpikePaymentsFixture(t *testing.T) {
 	if a.T-a.Width < 60.3 || a.T < 61.5 || a.T > 62.5 || math.Abs(a.Mass-0.06) > 0.006 {
 		t.Errorf("spike = %+v (from %v), want ≈ 6%% over [60.5, 62]", a, a.T-a.Width)
 	}
-	// Its shape (issue 11): the CDF follows the Kaplan–Meier curve across
+	// Its shape: the CDF follows the Kaplan–Meier curve across
 	// the spike to within 0.005 (an even spread was 0.021 off at 61.1 s;
 	// the KM's own standard error there is 0.002). The fitted rate is that
 	// of the generated delay, 1/0.5 s, to within 25 %.
@@ -168,7 +169,7 @@ func TestSpikePaymentsFixture(t *testing.T) {
 
 // TestAtomsBatchesFixture: the batch-settled fixture's three exact atoms
 // are found with the share of rows recorded exactly at 60, 120 and 300 s
-// (counted here straight from the CSV), and no spike (issue 4).
+// (counted here straight from the CSV), and no spike.
 func TestAtomsBatchesFixture(t *testing.T) {
 	x := readColumn(t, "../fixtures/batches.csv", "settle_s")
 	s, _, err := ingest.Read([]string{"../fixtures/batches.csv"}, ingest.ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}})
@@ -216,11 +217,11 @@ func TestSpikeLeavesSmoothBackground(t *testing.T) {
 			x[i] = math.Round(x[i]*1000) / 1000
 		}
 	}
-	dw, err := Estimate(&ingest.Sample{Times: with}, Options{})
+	dw, err := Estimate(&sample.Sample{Times: with}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	do, err := Estimate(&ingest.Sample{Times: without}, Options{})
+	do, err := Estimate(&sample.Sample{Times: without}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,24 +7,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/sample"
 )
 
-// TestIssue18DensityValidate: every density Estimate and Dist.Density
+// TestDensityValidate: every density Estimate and Dist.Density
 // make, written as JSON and read back, is valid; each kind of damage a
 // hand-edited file can hold (a CDF above 1, a stuck share of 1.5, an atom
 // of mass 7: optimize --density accepted them) is refused, naming the
 // field and grid point.
-func TestIssue18DensityValidate(t *testing.T) {
+func TestDensityValidate(t *testing.T) {
 	times := readColumn(t, "../fixtures/payments.csv", "settle_s")
-	s := &ingest.Sample{Times: times}
-	cens := &ingest.Sample{Times: times, Censored: make([]bool, len(times))}
+	s := &sample.Sample{Times: times}
+	cens := &sample.Sample{Times: times, Censored: make([]bool, len(times))}
 	for i := range cens.Censored {
 		cens.Censored[i] = i%9 == 0
 	}
 	var good []*Density
 	for _, o := range []Options{{}, {Domain: DomainLinear}, {Domain: DomainReflect}, {Method: "histogram"}, {Method: "lognormal"}, {Method: "lognormal-mixture:2"}, {Atoms: "off"}} {
-		for _, smp := range []*ingest.Sample{s, cens} {
+		for _, smp := range []*sample.Sample{s, cens} {
 			d, err := Estimate(smp, o)
 			if err != nil {
 				t.Fatalf("%+v: %v", o, err)
@@ -88,11 +88,11 @@ func TestIssue18DensityValidate(t *testing.T) {
 	}
 }
 
-// TestIssue18Options: a grid or bandwidth that would exhaust memory or
+// TestOptionBounds: a grid or bandwidth that would exhaust memory or
 // overflow is refused before any data (--grid 1e8 asked for 4.9 GB,
 // --bandwidth 1e308 gave a NaN CDF), and a bandwidth that leaves nothing
 // of the data is refused by Estimate, as options, not data, errors.
-func TestIssue18Options(t *testing.T) {
+func TestOptionBounds(t *testing.T) {
 	for _, o := range []Options{{Grid: 100_000_000}, {Grid: MaxGrid + 1}, {Bandwidth: "1e308"}, {Bandwidth: "1e10"}, {Bandwidth: "NaN"}, {Bandwidth: "-1"}} {
 		if err := o.Check(); !errors.Is(err, ErrOption) {
 			t.Errorf("Check(%+v) = %v, want ErrOption", o, err)
@@ -105,7 +105,7 @@ func TestIssue18Options(t *testing.T) {
 	}
 	// ln t of the payments fixture spans −1.88 … 11.4 (0.152 s to
 	// 24.8 h): about 10 × 13.3 = 133 is the widest bandwidth taken there.
-	s := &ingest.Sample{Times: readColumn(t, "../fixtures/payments.csv", "settle_s")}
+	s := &sample.Sample{Times: readColumn(t, "../fixtures/payments.csv", "settle_s")}
 	for _, c := range []struct {
 		bw string
 		ok bool

@@ -13,8 +13,8 @@ import (
 // value of a Parquet file's metadata (the Arrow schema pyarrow and
 // arrow-go store there, base64 of an Arrow IPC schema message). Readers
 // that trust the lengths in it fail badly: a damaged vector length made
-// arrow-go, which pollfit read Parquet through until issue 13, allocate
-// 29.5 GB (make([]arrow.Field, n) in ipc.schemaFromFB) and end the
+// arrow-go, which pollfit read Parquet through before ingest/internal/pq,
+// allocate 29.5 GB (make([]arrow.Field, n) in ipc.schemaFromFB) and end the
 // process, which no recover catches, and a damaged offset could send a
 // recursion over the children of nested fields round a cycle.
 //

@@ -63,11 +63,11 @@ func compressedCSV(n int) []byte {
 	return b.Bytes()
 }
 
-// TestIssue13CompressedSameSample: the same rows read from .csv, .csv.gz
+// TestCompressedSameSample: the same rows read from .csv, .csv.gz
 // (one member, and two members concatenated as `cat a.gz b.gz` makes
 // them), .csv.zst (one frame, and two) and from compressed standard
 // input give identical samples and reports; so do binned rows.
-func TestIssue13CompressedSameSample(t *testing.T) {
+func TestCompressedSameSample(t *testing.T) {
 	data := compressedCSV(150000) // ~6 MB: three blocks and more
 	cut := bytes.IndexByte(data[len(data)/2:], '\n') + len(data)/2 + 1
 	dir := t.TempDir()
@@ -139,10 +139,10 @@ func TestIssue13CompressedSameSample(t *testing.T) {
 	}
 }
 
-// TestIssue13CorruptCompressed: a compressed file cut short, damaged or
+// TestCorruptCompressed: a compressed file cut short, damaged or
 // mislabelled fails with ErrCorrupt in a *ParseError naming the file,
 // never with a shorter sample and never with a panic.
-func TestIssue13CorruptCompressed(t *testing.T) {
+func TestCorruptCompressed(t *testing.T) {
 	data := compressedCSV(60000)
 	gz, zs := gzipBytes(t, data), zstdBytes(t, data)
 	flip := func(b []byte, at int) []byte {
@@ -197,9 +197,9 @@ func TestIssue13CorruptCompressed(t *testing.T) {
 	}
 }
 
-// TestIssue13CompressedParquet: Parquet compressed as a whole is named
+// TestCompressedParquet: Parquet compressed as a whole is named
 // as such, not parsed as CSV.
-func TestIssue13CompressedParquet(t *testing.T) {
+func TestCompressedParquet(t *testing.T) {
 	pq := []byte("PAR1\x15\x04\x15\x10") // what a Parquet file starts with (the magic, then a page header)
 	_, _, err := ReadCSV(bytes.NewReader(zstdBytes(t, pq)), "x.parquet.zst", ReadOptions{Column: "settle_s"})
 	if err == nil || !strings.Contains(err.Error(), "compressed Parquet data") {

@@ -79,11 +79,11 @@ func sameSample(got, want *Sample) string {
 	return ""
 }
 
-// TestIssue14Created: every form with a timestamp — start and end, start
+// TestCreated: every form with a timestamp — start and end, start
 // and a duration, end and a duration — gives each item the same creation
 // instant and settle time, in CSV (a file and a stream) and in Parquet;
 // a duration alone gives none.
-func TestIssue14Created(t *testing.T) {
+func TestCreated(t *testing.T) {
 	dir := t.TempDir()
 	csvPath := filepath.Join(dir, "clock.csv")
 	if err := os.WriteFile(csvPath, []byte(clockCSV), 0o644); err != nil {
@@ -137,10 +137,10 @@ func TestIssue14Created(t *testing.T) {
 	}
 }
 
-// TestIssue14ClockFixture: fixtures/clock.csv read by start and end, by
+// TestCreatedClockFixture: fixtures/clock.csv read by start and end, by
 // start and its duration column, and by end and its duration column gives
 // the same settle times, censoring and creation instants.
-func TestIssue14ClockFixture(t *testing.T) {
+func TestCreatedClockFixture(t *testing.T) {
 	const path = "../fixtures/clock.csv"
 	obs := time.Date(2025, 3, 2, 1, 0, 0, 0, time.UTC) // the generator's ObservationEnd
 	pend := func(o ReadOptions) ReadOptions {
@@ -180,13 +180,13 @@ func TestIssue14ClockFixture(t *testing.T) {
 	}
 }
 
-// TestIssue14CreatedEdges: the cases of a duration with a timestamp that
+// TestCreatedEdges: the cases of a duration with a timestamp that
 // are not a plain row — a pending row without end (with and without the
 // observation time), no status column, an empty end on a settled status,
 // negative durations under each policy, epoch timestamps, instants
 // beyond the range of int64 nanoseconds — each checked against values
 // worked by hand.
-func TestIssue14CreatedEdges(t *testing.T) {
+func TestCreatedEdges(t *testing.T) {
 	const s1 = int64(time.Second)
 	tests := []struct {
 		name    string
@@ -358,9 +358,9 @@ func TestIssue14CreatedEdges(t *testing.T) {
 	}
 }
 
-// TestIssue14ParquetDate: a Parquet date column is a creation instant at
+// TestParquetDate: a Parquet date column is a creation instant at
 // midnight UTC of its day.
-func TestIssue14ParquetDate(t *testing.T) {
+func TestParquetDate(t *testing.T) {
 	mem := memory.DefaultAllocator
 	db := array.NewDate32Builder(mem)
 	db.AppendValues([]arrow.Date32{20148, 20149}, nil) // days since 1970: 2025-03-01, 2025-03-02
@@ -493,7 +493,7 @@ func checkEnds(t *testing.T, what string, s *Sample, ends map[int64]int64) {
 	}
 }
 
-// TestIssue14CreatedAligned is a property test: for random logs — pending
+// TestCreatedAligned is a property test: for random logs — pending
 // rows with and without an end, excluded, unreadable and repeated rows,
 // ends before starts — read by each form with a timestamp, from CSV in
 // tiny blocks, Parquet in small row groups, several files, a
@@ -501,7 +501,7 @@ func checkEnds(t *testing.T, what string, s *Sample, ends map[int64]int64) {
 // the sample is the one worked out row by row, and Created[i] +
 // Times[i]·10⁹ is item i's end instant in the sample and after Subset,
 // Segments and Split.
-func TestIssue14CreatedAligned(t *testing.T) {
+func TestCreatedAligned(t *testing.T) {
 	defer func(n int) { chunkSize = n }(chunkSize)
 	for seed := range uint64(12) {
 		rng := rand.New(rand.NewPCG(seed, 14))

@@ -337,3 +337,60 @@ func (m *merger) warnCleaning(p *plan) {
 			howMany(d, "negative duration"), wereOf(d), flag, fmtSigned(m.negDropped.lowest))
 	}
 }
+
+// idOf hashes the id cell of a row for Dedupe; an empty id is an error.
+func idOf(c *cell) (uint64, error) {
+	switch c.kind {
+	case cellText:
+		s := trimSpace(c.b)
+		if len(s) == 0 {
+			return 0, ErrEmptyValue
+		}
+		return idHash(s), nil
+	case cellInt, cellNanos:
+		return mix64(uint64(c.ns)), nil
+	case cellNum:
+		return mix64(math.Float64bits(c.f)), nil
+	}
+	return 0, ErrEmptyValue
+}
+
+// dedupe drops the items of b whose id an earlier item had (Dedupe),
+// keeping the first of each id in input order.
+func (m *merger) dedupe(b *batch) {
+	k := 0
+	for i, h := range b.ids {
+		if !m.ids.add(h) {
+			b.used--
+			if b.cens != nil && b.cens[i] {
+				b.censored--
+			}
+			b.dropped[reasonDuplicateID]++
+			continue
+		}
+		if k != i {
+			b.times[k] = b.times[i]
+			if b.cens != nil {
+				b.cens[k] = b.cens[i]
+			}
+			if b.seg.len() > 0 {
+				b.seg.move(k, i)
+			}
+			if b.created != nil {
+				b.created[k] = b.created[i]
+			}
+		}
+		k++
+	}
+	b.times = b.times[:k]
+	if b.cens != nil {
+		b.cens = b.cens[:k]
+	}
+	if b.seg.len() > 0 {
+		b.seg.truncate(k)
+	}
+	if b.created != nil {
+		b.created = b.created[:k]
+	}
+	b.ids = b.ids[:k]
+}

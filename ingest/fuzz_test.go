@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,67 +19,6 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 )
-
-// FuzzParseSimpleDecimal: whatever the fast decimal parser accepts, it
-// parses to exactly the float strconv gives, in seconds and in units of
-// 10^-k s (the decimal with its exponent lowered by k); and the general
-// path (ParseSeconds) agrees with strconv in those units too.
-func FuzzParseSimpleDecimal(f *testing.F) {
-	for _, s := range []string{"0", "1.5", "61.163", "3600.001", "0.1", "999999999999999", "12345678.9012345", ".5", "5.", "1e3", "-1", "2675", "-0.02", "1.234e3"} {
-		f.Add(s, uint8(0))
-		f.Add(s, uint8(3))
-	}
-	f.Fuzz(func(t *testing.T, s string, k uint8) {
-		shift := []int{0, 3, 6, 9}[k%4]
-		v, ok := parseSimpleDecimal([]byte(s), shift)
-		if ok {
-			ref, err := strconv.ParseFloat(s+"e-"+strconv.Itoa(shift), 64)
-			if err != nil || ref != v {
-				t.Fatalf("parseSimpleDecimal(%q, %d) = %v, strconv: %v, %v", s, shift, v, ref, err)
-			}
-		}
-		// Issue 13: the loop per part accepts what the switch per byte
-		// accepted, no more, no less.
-		if wv, wok := parseSimpleDecimalSwitch([]byte(s), shift); ok != wok || v != wv {
-			t.Fatalf("parseSimpleDecimal(%q, %d) = %v, %v; the switch per byte gave %v, %v", s, shift, v, ok, wv, wok)
-		}
-		m := decimalNumber.FindStringSubmatch(s)
-		if m == nil {
-			return
-		}
-		e := 0
-		if m[2] != "" {
-			var err error
-			if e, err = strconv.Atoi(m[2][1:]); err != nil || e < -1000 || e > 1000 {
-				return
-			}
-		}
-		ref, err := strconv.ParseFloat(m[1]+"e"+strconv.Itoa(e-shift), 64)
-		if err != nil {
-			return // out of range
-		}
-		got, gerr := parseSigned(s, newScale(1/pow10[shift]))
-		if gerr != nil || got != ref {
-			t.Fatalf("parseSigned(%q, 10^-%d s) = %v, %v; strconv: %v", s, shift, got, gerr, ref)
-		}
-	})
-}
-
-// FuzzParseShortDecimal: on text of up to 8 bytes, in a word's lanes,
-// parseShortDecimal accepts what parseSimpleDecimal accepts and gives
-// the same value (issue 13).
-func FuzzParseShortDecimal(f *testing.F) {
-	for _, s := range []string{"0", "1.5", "14.485", "61.163", ".5", "5.", "1.2.3", "12345678", "1234567.", ".1234567", "-1", "1e3", "", ".", "9:5", "/9", "\xb1.5", "0.000001"} {
-		f.Add(s, uint8(0))
-		f.Add(s, uint8(3))
-	}
-	f.Fuzz(func(t *testing.T, s string, k uint8) {
-		if len(s) > 8 {
-			s = s[:8]
-		}
-		checkShortDecimal(t, s, int(k%10))
-	})
-}
 
 // checkShortDecimal fails t unless parseShortDecimal, on s (at most 8
 // bytes) in a word's low lanes, gives what parseSimpleDecimal gives.
@@ -94,31 +32,6 @@ func checkShortDecimal(t *testing.T, s string, shift int) {
 	want, wok := parseSimpleDecimal([]byte(s), shift)
 	if got != want || gok != wok {
 		t.Fatalf("parseShortDecimal(%q, %d) = %v, %v; parseSimpleDecimal: %v, %v", s, shift, got, gok, want, wok)
-	}
-}
-
-// TestIssue13ParseShortDecimal compares parseShortDecimal with
-// parseSimpleDecimal on every text of up to 6 bytes over digits, the
-// point, the bytes either side of the digits ('/', ':') and one above
-// 0x7f, and on texts of 7 and 8 bytes.
-func TestIssue13ParseShortDecimal(t *testing.T) {
-	const alphabet = "059./:\xb0"
-	check := func(s string, shift int) { checkShortDecimal(t, s, shift) }
-	var walk func(prefix string)
-	walk = func(prefix string) {
-		check(prefix, 0)
-		check(prefix, 3)
-		if len(prefix) < 6 {
-			for i := range len(alphabet) {
-				walk(prefix + alphabet[i:i+1])
-			}
-		}
-	}
-	walk("")
-	for _, s := range []string{"12345678", "99999999", "1234567.", ".1234567", "1234.567", "00000000", "0000000.", "1234567", "9.999999", "12345.6/", "1234567:"} {
-		for shift := range 10 {
-			check(s, shift)
-		}
 	}
 }
 
@@ -192,7 +105,7 @@ func FuzzUnitInName(f *testing.F) {
 // FuzzParseTimestamp: every RFC 3339 timestamp time.Parse accepts
 // parses to the same instant where Unix nanoseconds hold it (1677-09-21
 // to 2262-04-11) and to outOfRange elsewhere (7285-03-01 was read as
-// 445,741.6 s after 1970: issue 18), and no input panics.
+// 445,741.6 s after 1970), and no input panics.
 func FuzzParseTimestamp(f *testing.F) {
 	for _, s := range []string{"2025-03-01T00:00:28.538Z", "2025-03-01 00:00:28", "2025-03-01T09:42:09.526+05:30", "2024-02-29T23:59:59.999999999-01:00",
 		"2025-03-01T00:00:60Z", "2025-13-01T00:00:00Z", "1970-01-01T00:00:00Z", "2025-03-01T00:00:00 UTC", "9999-12-31T23:59:59Z",
@@ -361,14 +274,14 @@ var pqOptions = []ReadOptions{
 }
 
 // FuzzParquetMutation: real Parquet files (pqSeeds) with bytes flipped —
-// in the footer, the page headers, the pages or the ARROW:schema
-// metadata — are read without a panic or a runaway allocation (either
-// ends the fuzzing process), as a sample whose report adds up or an
-// error; an error about the data names the file. The input is the seed's
-// index and a list of edits, 5 bytes each: a 4-byte offset (modulo the
-// file's length, little-endian) and a byte XORed there. It found both
-// Parquet crashes of issue 18: a negative row count, and an ARROW:schema
-// length arrow-go allocated 29.5 GB for.
+// in the footer, the page headers, the pages or the ARROW:schema metadata
+// — are read without a panic or a runaway allocation (either ends the
+// fuzzing process), as a sample whose report adds up or an error; an
+// error about the data names the file. The input is the seed's index and
+// a list of edits, 5 bytes each: a 4-byte offset (modulo the file's
+// length, little-endian) and a byte XORed there. It found both Parquet
+// crashes reported against the reader: a negative row count, and an
+// ARROW:schema length arrow-go allocated 29.5 GB for.
 func FuzzParquetMutation(f *testing.F) {
 	seeds := pqSeeds(f)
 	edit := func(off int, x byte) []byte { return append(binary.LittleEndian.AppendUint32(nil, uint32(off)), x) }

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -17,7 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	"github.com/pollfit/pollfit/internal/pq"
+	"github.com/pollfit/pollfit/ingest/internal/pq"
 )
 
 // segmentsOf lists each item's segment name, nil when s has no labels.
@@ -103,12 +102,12 @@ func checkLabels(t *testing.T, s *Sample, names []string) {
 	}
 }
 
-// TestIssue18LabelsWidenCSV: a CSV's labels are a byte an item while it
+// TestLabelsWidenCSV: a CSV's labels are a byte an item while it
 // has at most 256 segment names, and widen once to four when a 257th
 // comes: in the middle of a block (the block's own labels widen), in a
 // later block whose own names are few (the merged sample's widen), and in
 // a second file; the labels name every row's segment throughout.
-func TestIssue18LabelsWidenCSV(t *testing.T) {
+func TestLabelsWidenCSV(t *testing.T) {
 	defer func(n int) { chunkSize = n }(chunkSize)
 	opt := ReadOptions{Column: "settle_s", Segment: "method"}
 	for _, c := range []struct {
@@ -168,11 +167,11 @@ func TestIssue18LabelsWidenCSV(t *testing.T) {
 	})
 }
 
-// TestIssue18LabelsWidenParquet: the same in Parquet, whose batches are
+// TestLabelsWidenParquet: the same in Parquet, whose batches are
 // row groups: the 257th name in the middle of a row group, in a later row
 // group than the first 256, and in a second file, read by one worker and
 // two.
-func TestIssue18LabelsWidenParquet(t *testing.T) {
+func TestLabelsWidenParquet(t *testing.T) {
 	dir := t.TempDir()
 	opt := ReadOptions{Column: "settle_s", Segment: "method"}
 	write := func(name string, rowGroup int64, names []string, from int) string {
@@ -248,10 +247,10 @@ func TestIssue18LabelsWidenParquet(t *testing.T) {
 	})
 }
 
-// TestIssue18LabelsParquetDictionary: a dictionary-encoded segment column
+// TestLabelsParquetDictionary: a dictionary-encoded segment column
 // whose dictionary holds 300 names, of which the rows use three: the
 // labels count the names the rows use, and stay a byte an item.
-func TestIssue18LabelsParquetDictionary(t *testing.T) {
+func TestLabelsParquetDictionary(t *testing.T) {
 	mem := memory.DefaultAllocator
 	dict := array.NewStringBuilder(mem)
 	for g := range 300 {
@@ -311,165 +310,28 @@ func TestIssue18LabelsParquetDictionary(t *testing.T) {
 	}
 }
 
-// TestIssue18SegmentationInPlace: labels of a byte an item (Segment8) are
-// the segmentation's index, each rewritten to its part in place, and the
-// sample's labels and names go; the parts are those of the same labels in
-// four bytes (Segment), whose index is a second array (up to 2¹⁶ parts)
-// and which the sample keeps. With 250 segments below 2 rows folded into "other", a
-// segment without items, PartitionInPlace after (its buffer allocated),
-// and labels beyond 2¹⁶ parts, whose index is their own memory too.
-func TestIssue18SegmentationInPlace(t *testing.T) {
-	build := func(segments, items int, narrow bool) *Sample {
-		s := &Sample{}
-		for g := range segments {
-			s.SegmentNames = append(s.SegmentNames, fmt.Sprintf("s%05d", g))
-		}
-		for i := range items {
-			g := (i * 7919) % (segments - 1) // the last segment has no items
-			if segments <= 256 {
-				// Most items in three segments; one in 50 in the others
-				// but the last, most of which get one or none.
-				g = i % 3
-				if i%50 == 0 {
-					g = 3 + (i/50*7919)%(segments-4)
-				}
-			}
-			s.Times = append(s.Times, float64(i))
-			s.Censored = append(s.Censored, i%3 == 0)
-			if narrow {
-				s.Segment8 = append(s.Segment8, uint8(g))
-			} else {
-				s.Segment = append(s.Segment, int32(g))
-			}
-		}
-		return s
+// TestReadEmptySegmentApart: rows whose segment field is empty or blank
+// are read as the empty value, which the segmentation names "(empty value)"
+// when the data also has the literal value "(empty)": the two are parts
+// of their own, not merged (found by a fresh user).
+func TestReadEmptySegmentApart(t *testing.T) {
+	// From a CSV: an empty field, a blank one and the literal value.
+	path := filepath.Join(t.TempDir(), "e.csv")
+	var b strings.Builder
+	b.WriteString("settle_s,seg\n")
+	for i := range 600 {
+		fmt.Fprintf(&b, "%d,%s\n", i+1, []string{"", "(empty)", "  "}[i%3])
 	}
-	for _, c := range []struct {
-		name                     string
-		segments, items, minRows int
-		narrow                   bool
-	}{
-		{"a byte an item", 256, 5000, 2, true},
-		{"four bytes an item", 256, 5000, 2, false},
-		{"beyond 2^16 parts", 70001, 140000, 1, false},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			s := build(c.segments, c.items, c.narrow)
-			wide := build(c.segments, c.items, false) // the reference: labels kept
-			labels, names := labelsOf(s), slices.Clone(s.SegmentNames)
-			var mem unsafe.Pointer
-			if c.narrow {
-				mem = unsafe.Pointer(unsafe.SliceData(s.Segment8))
-			} else {
-				mem = unsafe.Pointer(unsafe.SliceData(s.Segment))
-			}
-			g := s.Segmentation(c.minRows)
-			ref := wide.Segmentation(c.minRows)
-			if c.minRows > 1 && len(g.Folded) < 10 {
-				t.Fatalf("%d segments folded, want a test of folding", len(g.Folded))
-			}
-			if !slices.Equal(g.Names, ref.Names) || !slices.Equal(g.Folded, ref.Folded) || g.Other != ref.Other {
-				t.Fatalf("parts %d %v, folded %d into %q; want %d, %d, %q", len(g.Names), g.Names[:3], len(g.Folded), g.Other, len(ref.Names), len(ref.Folded), ref.Other)
-			}
-			inPlace := c.narrow || c.segments > 1<<16
-			var index unsafe.Pointer
-			switch ix := g.index.(type) {
-			case []uint8:
-				index = unsafe.Pointer(unsafe.SliceData(ix))
-			case []uint16:
-				index = unsafe.Pointer(unsafe.SliceData(ix))
-			case []uint32:
-				index = unsafe.Pointer(unsafe.SliceData(ix))
-			}
-			if (index == mem) != inPlace {
-				t.Errorf("the index is the labels' memory: %v, want %v", index == mem, inPlace)
-			}
-			if inPlace == s.HasSegments() || inPlace != (s.SegmentNames == nil) {
-				t.Errorf("after Segmentation the sample has labels %v, names %v; want %v", s.HasSegments(), s.SegmentNames != nil, !inPlace)
-			}
-			if !wide.HasSegments() && c.segments <= 1<<16 {
-				t.Errorf("labels of four bytes an item under 2^16 parts dropped, want them kept")
-			}
-			// Every item in the part of its own segment (names by the
-			// labels before), in order.
-			partOf := map[string]int{}
-			for p, name := range g.Names {
-				partOf[name] = p
-			}
-			parts := g.Parts(0, len(g.Names))
-			next := make([]int, len(parts))
-			for i, lab := range labels {
-				name := names[lab]
-				p, ok := partOf[name]
-				if !ok {
-					p = partOf[g.Other]
-				}
-				if j := next[p]; j >= parts[p].Len() || parts[p].Times[j] != float64(i) || parts[p].Censored[j] != (i%3 == 0) {
-					t.Fatalf("item %d (segment %s) is not item %d of part %s", i, name, j, g.Names[p])
-				}
-				next[p]++
-			}
-			for p, part := range parts {
-				if next[p] != part.Len() {
-					t.Errorf("part %s: %d items, want %d", g.Names[p], part.Len(), next[p])
-				}
-			}
-			if c.segments > 256 {
-				return // a pass a part: slow, and the same code
-			}
-			views := g.PartitionInPlace()
-			for p, v := range views {
-				if !slices.Equal(v.Times, parts[p].Times) || !slices.Equal(v.Censored, parts[p].Censored) || v.HasSegments() {
-					t.Fatalf("PartitionInPlace: part %s: %v, want %v", g.Names[p], v.Times, parts[p].Times)
-				}
-			}
-		})
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
 	}
-}
-
-// TestIssue18ParquetWindows: Parquet row groups decode their censoring
-// flags and byte labels straight into the sample (windows of it), and
-// merging takes them there: with duplicate ids dropped in a row group
-// whose flags were written (its window then holds stale flags past its
-// items, and the next row groups' items move down over them), a row group
-// with no pending row after it (its flags cleared, not left stale), and
-// a file without any pending row (no flags at all); against the rows by
-// hand, by one worker and two.
-func TestIssue18ParquetWindows(t *testing.T) {
-	dir := t.TempDir()
-	// Row groups of 4: ids a–d with c and d pending; e, f settled, then a,
-	// c pending (repeats, dropped: their flags stay in the window past e
-	// and f); g–j settled; k pending.
-	ids := []string{"a", "b", "c", "d", "e", "f", "a", "c", "g", "h", "i", "j", "k"}
-	status := []string{"ok", "ok", "pending", "pending", "ok", "ok", "pending", "pending", "ok", "ok", "ok", "ok", "pending"}
-	method := []string{"x", "y", "x", "y", "z", "x", "z", "z", "y", "y", "x", "x", "w"}
-	times := make([]float64, len(ids))
-	for i := range times {
-		times[i] = float64(i)
+	s, _, err := Read([]string{path}, ReadOptions{Column: "settle_s", Segment: "seg"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "w.parquet")
-	writeParquet(t, path, 4, []string{"id", "settle_s", "status", "method"}, map[string]any{"id": ids, "settle_s": times, "status": status, "method": method})
-	opt := ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}, Segment: "method", Dedupe: "id"}
-	wantTimes := []float64{0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12}
-	wantCens := []bool{false, false, true, true, false, false, false, false, false, false, true}
-	wantSegs := []string{"x", "y", "x", "y", "z", "x", "y", "y", "x", "x", "w"}
-	for _, workers := range []int{1, 2} {
-		o := opt
-		o.Workers = workers
-		s, _, err := Read([]string{path}, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(s.Times, wantTimes) || !slices.Equal(s.Censored, wantCens) || !slices.Equal(segmentsOf(s), wantSegs) || s.Segment8 == nil {
-			t.Errorf("workers %d: times %v, censored %v, segments %v (a byte each %v); want %v, %v, %v", workers, s.Times, s.Censored, segmentsOf(s), s.Segment8 != nil, wantTimes, wantCens, wantSegs)
-		}
-		o.Pending = []string{"none"}
-		s, _, err = Read([]string{path}, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s.Censored != nil || s.Len() != 11 {
-			t.Errorf("workers %d, no pending row: %d items, censored %v; want 11, nil", workers, s.Len(), s.Censored)
-		}
+	seg := s.Segmentation(0)
+	parts := seg.Parts(0, len(seg.Names))
+	if want := []string{"(empty value)", "(empty)"}; !slices.Equal(seg.Names, want) || parts[0].Len() != 400 || parts[1].Len() != 200 {
+		t.Errorf("CSV: parts %q of %d and %d rows, want %q of 400 (empty and blank fields) and 200", seg.Names, parts[0].Len(), parts[1].Len(), want)
 	}
 }

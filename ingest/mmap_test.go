@@ -11,12 +11,12 @@ import (
 	"unsafe"
 )
 
-// TestIssue13MappedSameAsRead: a file parsed in place from its memory
+// TestMappedSameAsRead: a file parsed in place from its memory
 // mapping gives the sample, report and errors that reading it through
 // an io.Reader gives, whatever the block size: block ends inside quoted
 // fields and CRLFs, records longer than a block, no final line break, a
 // byte order mark, bad rows.
-func TestIssue13MappedSameAsRead(t *testing.T) {
+func TestMappedSameAsRead(t *testing.T) {
 	defer func(n int64, c int) { minMapped, chunkSize = n, c }(minMapped, chunkSize)
 	minMapped = 1
 	long := "\"" + strings.Repeat("x,\n", 300) + "\""
@@ -55,10 +55,10 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// TestIssue13MappedFileShrinks: a file cut short after it was mapped
+// TestMappedFileShrinks: a file cut short after it was mapped
 // (another process truncating it) fails with ErrCorrupt naming it, where
 // the pages beyond its new end would otherwise crash the program.
-func TestIssue13MappedFileShrinks(t *testing.T) {
+func TestMappedFileShrinks(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("files are mapped on Linux only")
 	}

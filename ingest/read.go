@@ -49,15 +49,6 @@ var (
 	ErrLineEnds = errors.New("lines end in CR only")
 )
 
-// MaxSeconds is the longest settle time read, in seconds: beyond it the
-// sums of squares of the estimators overflow a float64. A longer value is
-// ErrOutOfRange when read, and Sample.Validate refuses it, so that
-// whatever the reader gives the estimators take (values of 1e300 and more
-// used to pass the reader and fail in the fit, without file or row).
-// Values far below it can still be a unit mistake: the reader warns about
-// implausible magnitudes (Report.Warnings).
-const MaxSeconds = 1e300
-
 // maxQuoted is the most bytes of an input value an error quotes, and
 // maxMessage the longest ParseError message: a 12.9 MB file with CR-only
 // line endings was once quoted whole, as its header.

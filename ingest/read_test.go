@@ -65,68 +65,6 @@ func TestReadInputForms(t *testing.T) {
 	}
 }
 
-func TestReadCSVStream(t *testing.T) {
-	in := "a\tsettle_s\nx\t1\ny\t2ms\n"
-	s, _, err := ReadCSV(strings.NewReader(in), "stream", ReadOptions{Column: "settle_s", Delimiter: '\t', Unit: Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// 1 minute = 60 s; "2ms" is a Go duration, so the unit does not apply.
-	if want := []float64{60, 0.002}; !slices.Equal(s.Times, want) {
-		t.Errorf("ReadCSV(%q).Times = %v, want %v", in, s.Times, want)
-	}
-}
-
-// TestReadCSVChunkBoundaries parses the same input with blocks of every
-// small size, so that block ends fall inside quoted fields, CRLFs and
-// records, and checks that the result never changes.
-func TestReadCSVChunkBoundaries(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("id,note,settle_s\r\n")
-	var want []float64
-	for i := range 60 {
-		note := "plain"
-		switch i % 4 {
-		case 1:
-			note = `"with, comma"`
-		case 2:
-			note = "\"two\nlines \"\"q\"\"\""
-		case 3:
-			note = `""`
-		}
-		fmt.Fprintf(&b, "%d,%s,%d.5\r\n", i, note, i)
-		want = append(want, float64(i)+0.5)
-	}
-	in := b.String()
-	defer func(n int) { chunkSize = n }(chunkSize)
-	for _, size := range []int{1, 2, 3, 5, 8, 13, 21, 64, 1000} {
-		chunkSize = size
-		for _, workers := range []int{1, 2, 3} {
-			s, rep, err := ReadCSV(strings.NewReader(in), "boundaries", ReadOptions{Column: "settle_s", Workers: workers})
-			if err != nil {
-				t.Fatalf("chunk %d, workers %d: %v", size, workers, err)
-			}
-			if !slices.Equal(s.Times, want) || rep.Read != 60 {
-				t.Fatalf("chunk %d, workers %d: Times = %v (%v), want %v", size, workers, s.Times, rep, want)
-			}
-		}
-	}
-	// Errors name the same line whatever the block size: line 1 is the
-	// header, record i starts on line 2+i+(number of two-line notes
-	// before it); the bad value is in record 30 (notes 2, 6, …, 26: 7
-	// two-line notes) so on line 2+30+7 = 39.
-	bad := strings.Replace(in, "\r\n30,", "\r\n30,x,oops\r\n31,", 1)
-	bad = strings.Replace(bad, "30.5\r\n31,", "", 1)
-	for _, size := range []int{4, 16, 1 << 20} {
-		chunkSize = size
-		_, _, err := ReadCSV(strings.NewReader(bad), "boundaries", ReadOptions{Column: "settle_s"})
-		var pe *ParseError
-		if !errors.As(err, &pe) || pe.Row != 39 {
-			t.Errorf("chunk %d: error %v, want one at row 39", size, err)
-		}
-	}
-}
-
 func TestReadStatusCensoringSegments(t *testing.T) {
 	path := ingestPath("payments_small.csv")
 	base := ReadOptions{Status: "status", Pending: []string{"pending"}, ExcludeStatus: []string{"cancelled"}, Segment: "method"}
@@ -200,57 +138,6 @@ func TestReadHiveDirectory(t *testing.T) {
 	}
 }
 
-func TestParseTimestamp(t *testing.T) {
-	tests := []struct {
-		in   string
-		want string // RFC 3339 as time.Parse reads it
-	}{
-		{"2025-03-01T00:00:04.280Z", "2025-03-01T00:00:04.28Z"},
-		{"2025-03-01T00:00:04Z", "2025-03-01T00:00:04Z"},
-		{"2025-03-01 00:00:04", "2025-03-01T00:00:04Z"},
-		{"2025-03-01T00:00:04.123456789+05:30", "2025-03-01T00:00:04.123456789+05:30"},
-		{"2024-02-29T23:59:59-0800", "2024-02-29T23:59:59-08:00"},
-		{"1969-12-31T23:59:59.5Z", "1969-12-31T23:59:59.5Z"},
-		{"2000-03-01T00:00:00+01", "2000-03-01T00:00:00+01:00"},
-		{"2025-03-01 00:00:04 UTC", "2025-03-01T00:00:04Z"},
-		// Digits past nanoseconds are dropped (found by FuzzParseTimestamp).
-		{"2000-01-01T00:00:00,1234567891234Z", "2000-01-01T00:00:00.123456789Z"},
-	}
-	for _, tt := range tests {
-		got, err := parseTimestamp([]byte(tt.in))
-		ref, _ := time.Parse(time.RFC3339Nano, tt.want)
-		if err != nil || got != ref.UnixNano() {
-			t.Errorf("parseTimestamp(%q) = %d, %v, want %d", tt.in, got, err, ref.UnixNano())
-		}
-	}
-	for _, bad := range []string{"", "2025-02-29T00:00:00Z", "2025-13-01T00:00:00Z", "2025-03-01T24:00:00Z", "2025-03-01T00:00:60Z", "2025-03-01", "2025-03-01T00:00:00.Z", "2025-03-01T00:00:00+5", "1700000000", "2025-03-01T00:00:00+00:60", "2025-03-01T0:00:00Z"} {
-		if _, err := parseTimestamp([]byte(bad)); !errors.Is(err, ErrBadTimestamp) {
-			t.Errorf("parseTimestamp(%q) error = %v, want ErrBadTimestamp", bad, err)
-		}
-	}
-	// Epoch numbers: 1740787204 s is 2025-03-01T00:00:04Z.
-	for _, tt := range []struct {
-		in   string
-		unit Unit
-	}{{"1740787204", Second}, {"1740787204000", Millisecond}, {"1740787204.0", Second}} {
-		got, err := parseEpoch([]byte(tt.in), int64(tt.unit))
-		if want := int64(1740787204e9); err != nil || got != want {
-			t.Errorf("parseEpoch(%q, %v) = %d, %v, want %d", tt.in, tt.unit, got, err, want)
-		}
-	}
-}
-
-func TestParseSimpleDecimal(t *testing.T) {
-	// The fast path must agree with strconv.ParseFloat bit for bit.
-	for _, s := range []string{"0", "1", "0.1", "14.485", "123456789012345", "0.00000000000001", "9.99999999999999", ".5", "5.", "86380"} {
-		v, ok := parseSimpleDecimal([]byte(s), 0)
-		ref, err := ParseSeconds(s, 1)
-		if !ok || err != nil || v != ref {
-			t.Errorf("parseSimpleDecimal(%q) = %v, %v, want %v", s, v, ok, ref)
-		}
-	}
-}
-
 // TestReadErrors checks the exact message of every kind of bad input.
 func TestReadErrors(t *testing.T) {
 	pq := writeTestParquet(t)
@@ -310,27 +197,6 @@ func TestReadErrors(t *testing.T) {
 				t.Errorf("Read(%v) error\n got %s\nwant %s", tt.paths, err, tt.want)
 			}
 		})
-	}
-}
-
-func TestReadDropInvalid(t *testing.T) {
-	// bad_values.csv: 1.5 ok, abc, -1, empty, NaN, 2m ok (120 s).
-	s, rep, err := Read([]string{ingestPath("bad_values.csv")}, ReadOptions{Column: "settle_s", DropInvalid: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []float64{1.5, 120}; !slices.Equal(s.Times, want) {
-		t.Errorf("Times = %v, want %v", s.Times, want)
-	}
-	want := Report{Read: 6, Used: 2, Files: 1, Dropped: map[string]int{"not a number": 1, "negative": 1, "empty": 1, "not finite": 1},
-		Unit: Second, UnitFrom: UnitFromName, UnitColumn: "settle_s"}
-	if diff := cmp.Diff(want, *rep); diff != "" {
-		t.Errorf("Report (-want +got):\n%s", diff)
-	}
-	// Ragged rows are dropped too.
-	_, rep, err = Read([]string{ingestPath("ragged.csv")}, ReadOptions{Column: "settle_s", DropInvalid: true})
-	if err != nil || rep.Dropped["wrong field count"] != 1 || rep.Used != 2 {
-		t.Errorf("ragged, DropInvalid: %v, %v, want 2 used and 1 dropped", rep, err)
 	}
 }
 
@@ -426,111 +292,6 @@ func weightedQuantile(s *Sample, p float64) float64 {
 	return math.Inf(1)
 }
 
-func TestReadOptionsMisuse(t *testing.T) {
-	tests := []struct {
-		opt  ReadOptions
-		want string
-	}{
-		{ReadOptions{}, "set a duration column (--column), or start and end columns (--start and --end), or a duration column with one of them"},
-		{ReadOptions{Column: "a", Start: "b", End: "c"}, "a duration column goes with a start or an end column, not both: set --column with --start or --end, or --start and --end"},
-		{ReadOptions{Start: "b"}, "a start column alone gives no settle time: add the end column (--end) or a duration column (--column)"},
-		{ReadOptions{End: "c"}, "an end column alone gives no settle time: add the start column (--start) or a duration column (--column)"},
-		{ReadOptions{Column: "a", Pending: []string{"p"}}, "pending and excluded values need a status column (--status)"},
-		{ReadOptions{Column: "a", Delimiter: '"'}, `delimiter '"': want one ASCII character other than a quote or line break`},
-		{ReadOptions{Column: "a", Status: "s", Pending: []string{"x"}, ExcludeStatus: []string{"x"}}, `status "x" is both pending and excluded`},
-	}
-	for _, tt := range tests {
-		_, _, err := ReadCSV(strings.NewReader("a\n1\n"), "x", tt.opt)
-		if !errors.Is(err, ErrOption) || err.Error() != "invalid option: "+tt.want {
-			t.Errorf("ReadCSV(%+v) error = %v, want ErrOption: %s", tt.opt, err, tt.want)
-		}
-	}
-}
-
-// FuzzReadCSV checks that no input makes ReadCSV panic, that small blocks
-// give what one block gives, and that writing what was read and reading
-// it again gives the same values.
-func FuzzReadCSV(f *testing.F) {
-	for _, s := range []string{
-		"settle_s\n1\n2.5\n", "a,settle_s\r\nx,\"1\"\r\n", "settle_s\n\"1\n\"\n", "\ufeffsettle_s,b\n1,\"a,\"\"b\"\n",
-		"settle_s\n1e3\n-1\nNaN\n1h\n", "x\n", "", "settle_s\n\"", "settle_s,m\n1,a\n2,b\n3,\n",
-		"settle_s,m\n1,a\n-0.5,b\n1,a\n2,a\n", "m,settle_s\n\"a\",-1e-3\n\"a\",1\r\na,1\n",
-		"created_at,settled_at,settle_s,status\n2025-03-01T00:00:00Z,2025-03-01T00:00:01.5Z,1.5,ok\n2025-03-01 00:00:02.25+01:00,,3,pending\n" +
-			"1677-09-22T00:00:00Z,1677-09-22T00:00:00Z,48h,ok\n2262-04-10T00:00:00Z,,-1,pending\n2025-03-01T00:00:09Z,2025-03-01T00:00:08.5Z,-0.5,ok\n",
-	} {
-		f.Add([]byte(s))
-	}
-	paths, _ := filepath.Glob("../fixtures/*.csv")
-	paths = append(paths, mustGlob(ingestDir+"/*.csv")...)
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		if len(data) > 4096 { // enough to seed the structure, small enough to mutate
-			data = data[:bytes.LastIndexByte(data[:4096], '\n')+1]
-		}
-		f.Add(data)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		opt := ReadOptions{Column: "settle_s", Segment: "m", DropInvalid: true}
-		if !bytes.Contains(data, []byte("m")) {
-			opt.Segment = ""
-		}
-		s, rep, err := ReadCSV(bytes.NewReader(data), "fuzz", opt)
-		defer func(n int) { chunkSize = n }(chunkSize)
-		chunkSize = 7
-		s2, _, err2 := ReadCSV(bytes.NewReader(data), "fuzz", opt)
-		chunkSize = 1 << 21
-		if (err == nil) != (err2 == nil) || (err == nil && !slices.Equal(s.Times, s2.Times)) {
-			t.Fatalf("small blocks differ: %v vs %v", err, err2)
-		}
-		if err != nil {
-			return
-		}
-		if rep.Read != rep.Used+rep.Excluded+rep.DroppedTotal() {
-			t.Fatalf("report does not add up: %v", rep)
-		}
-		// Negatives made 0 and ids deduplicated: still every row counted,
-		// and the same rows whatever the blocks.
-		cl := ReadOptions{Column: "settle_s", Dedupe: opt.Segment, Negative: NegativeZero, DropInvalid: true}
-		c1, crep, cerr := ReadCSV(bytes.NewReader(data), "fuzz", cl)
-		chunkSize = 5
-		c2, _, cerr2 := ReadCSV(bytes.NewReader(data), "fuzz", cl)
-		chunkSize = 1 << 21
-		if (cerr == nil) != (cerr2 == nil) || (cerr == nil && !slices.Equal(c1.Times, c2.Times)) {
-			t.Fatalf("cleaning, small blocks differ: %v vs %v", cerr, cerr2)
-		}
-		if cerr == nil && (crep.Read != crep.Used+crep.Excluded+crep.DroppedTotal() || crep.Zeroed > crep.Used || slices.Min(c1.Times) < 0) {
-			t.Fatalf("cleaning: report does not add up or a time is negative: %v", crep)
-		}
-		var out bytes.Buffer
-		out.WriteString("settle_s,m\n")
-		for i, x := range s.Times {
-			seg := ""
-			if s.HasSegments() {
-				seg = s.SegmentNames[s.SegmentOf(i)]
-			}
-			fmt.Fprintf(&out, "%s,\"%s\"\n", formatFloat(x), strings.ReplaceAll(seg, `"`, `""`))
-		}
-		back, _, err := ReadCSV(&out, "fuzz-back", ReadOptions{Column: "settle_s", Segment: opt.Segment})
-		if err != nil {
-			t.Fatalf("reading back: %v", err)
-		}
-		if !slices.Equal(back.Times, s.Times) {
-			t.Fatalf("round trip: %v, want %v", back.Times, s.Times)
-		}
-		if s.HasSegments() {
-			for i := range s.Times {
-				if a, b := s.SegmentNames[s.SegmentOf(i)], back.SegmentNames[back.SegmentOf(i)]; a != b && strings.TrimSpace(a) != b {
-					t.Fatalf("round trip segment %d: %q, want %q", i, b, a)
-				}
-			}
-		}
-		fuzzCreated(t, data)
-	})
-}
-
 // fuzzObserved is the observation time of fuzzCreated's reads.
 var fuzzObserved = time.Date(2025, 3, 2, 1, 0, 0, 0, time.UTC)
 
@@ -588,36 +349,11 @@ func mustGlob(p string) []string {
 	return m
 }
 
-func ExampleReadCSV() {
-	in := "payment_id,created_at,settled_at,status\n" +
-		"p1,2025-03-01T00:00:00Z,2025-03-01T00:00:02.5Z,succeeded\n" +
-		"p2,2025-03-01T00:00:00Z,2025-03-01T00:01:00Z,failed\n" +
-		"p3,2025-03-01T00:00:00Z,,pending\n"
-	s, rep, err := ReadCSV(strings.NewReader(in), "payments.csv", ReadOptions{
-		Start: "created_at", End: "settled_at",
-		Status: "status", Pending: []string{"pending"},
-		ObservedAt: time.Date(2025, 3, 1, 0, 15, 0, 0, time.UTC),
-	})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for i, t := range s.Times {
-		fmt.Printf("%.4g s censored=%v\n", t, s.IsCensored(i))
-	}
-	fmt.Println(rep)
-	// Output:
-	// 2.5 s censored=false
-	// 60 s censored=false
-	// 900 s censored=true
-	// read 3 rows: used 3 (censored 1), excluded 0, dropped 0
-}
-
 // TestReadTruncatedGzip: a .csv.gz cut anywhere is an error, never a
 // shorter sample (io.ReadFull reports a short gzip stream and the end of a
 // block alike; decoded.wrap tells them apart), with or without
 // DropInvalid; and a file named .gz that is not gzip data says so.
-// TestIssue13CorruptCompressed does the same for zstd.
+// TestCorruptCompressed does the same for zstd.
 func TestReadTruncatedGzip(t *testing.T) {
 	var csvData bytes.Buffer
 	csvData.WriteString("settle_s\n")
@@ -646,52 +382,6 @@ func TestReadTruncatedGzip(t *testing.T) {
 	os.WriteFile(p, []byte("settle_s\n1\n"), 0o644)
 	if _, _, err := Read([]string{p}, ReadOptions{Column: "settle_s"}); err == nil || err.Error() != p+": corrupt or truncated file: named .gz but not gzip data" {
 		t.Errorf("plain text named .gz: err = %v", err)
-	}
-}
-
-// TestReadWarnsUnmatchedStatus: a pending or excluded status that no row
-// has is reported, since its rows silently count as settled otherwise.
-func TestReadWarnsUnmatchedStatus(t *testing.T) {
-	in := "settle_s,status\n1,succeeded\n2,pending\n3,failed\n"
-	_, rep, err := ReadCSV(strings.NewReader(in), "x.csv", ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pendin"}, ExcludeStatus: []string{"faild"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{
-		`no row has a pending status (pendin in column "status"): nothing is censored; values seen include failed, pending, succeeded`,
-		`no row has an excluded status (faild in column "status"): nothing was left out; values seen include failed, pending, succeeded`,
-	}
-	if !slices.Equal(rep.Warnings, want) || rep.Censored != 0 || rep.Used != 3 {
-		t.Errorf("warnings %q (censored %d, used %d), want %q", rep.Warnings, rep.Censored, rep.Used, want)
-	}
-	_, rep, _ = ReadCSV(strings.NewReader(in), "x.csv", ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}, ObservedAt: time.Now()})
-	if want := `the observation time is not used: pending rows' ages come from the duration column "settle_s"`; !slices.Contains(rep.Warnings, want) {
-		t.Errorf("observed-at with a duration column: warnings %q, want %q", rep.Warnings, want)
-	}
-	_, rep, err = ReadCSV(strings.NewReader(in), "x.csv", ReadOptions{Column: "settle_s", Status: "status", Pending: []string{"pending"}, ExcludeStatus: []string{"failed"}})
-	if err != nil || len(rep.Warnings) != 0 || rep.Censored != 1 || rep.Excluded != 1 {
-		t.Errorf("matching statuses: warnings %q, censored %d, excluded %d, err %v", rep.Warnings, rep.Censored, rep.Excluded, err)
-	}
-}
-
-func TestParseTime(t *testing.T) {
-	want := time.Date(2025, 3, 2, 1, 0, 0, 0, time.UTC)
-	for _, c := range []struct {
-		in    string
-		epoch Unit
-	}{
-		{"2025-03-02T01:00:00Z", 0}, {"2025-03-02 01:00:00", 0}, {"2025-03-02T02:00:00+01:00", 0},
-		{"1740877200", Second}, {"1740877200000", Millisecond}, {" 2025-03-02T01:00:00Z ", Second},
-	} {
-		got, err := ParseTime(c.in, c.epoch)
-		if err != nil || !got.Equal(want) {
-			t.Errorf("ParseTime(%q, %v) = %v, %v; want %v", c.in, c.epoch, got, err, want)
-		}
-	}
-	for _, bad := range []string{"yesterday", "1740877200", ""} {
-		if _, err := ParseTime(bad, 0); !errors.Is(err, ErrBadTimestamp) {
-			t.Errorf("ParseTime(%q) error = %v, want ErrBadTimestamp", bad, err)
-		}
 	}
 }
 
@@ -738,123 +428,18 @@ func TestReadInputMistakes(t *testing.T) {
 	}
 }
 
-// TestUnusedStatusPeek: a "status" column while none is set is warned
-// about when the rows at either end of a CSV input say pending (logs are
-// in time order: pending items are the last rows), in any case, named
-// with the values seen; not when they hold settled outcomes alone (the
-// README's latency example); the same however the file is read (mapped,
-// in blocks, from a pipe's first bytes). Parquet, not looked into, gets
-// the warning without values.
-func TestUnusedStatusPeek(t *testing.T) {
-	dir := t.TempDir()
-	for _, c := range []struct {
-		name string
-		rows int
-		last string
-		want string // "" for no warning
+// TestReportSingular: a count of one reads "1 row", not "1 rows".
+func TestReportSingular(t *testing.T) {
+	for _, tt := range []struct {
+		rep  Report
+		want string
 	}{
-		{"settled outcomes", 5000, "failed", ""},
-		{"running last of 5000", 5000, "Running", `the input has a "status" column whose values include Running (values seen: Running, failed, succeeded), but no status column is set (--status): every row counts as settled, those included; set --status status --pending Running`},
-		{"in_progress last of 700000 (mapped)", 700000, "IN_PROGRESS", `the input has a "status" column whose values include IN_PROGRESS (values seen: IN_PROGRESS, failed, succeeded), but no status column is set (--status): every row counts as settled, those included; set --status status --pending IN_PROGRESS`},
-		{"a word containing one", 5000, "unopened", ""},
+		{Report{Read: 1, Used: 1}, "read 1 row: used 1 (censored 0), excluded 0, dropped 0"},
+		{Report{Read: 2, Used: 2}, "read 2 rows: used 2 (censored 0), excluded 0, dropped 0"},
+		{Report{Read: 1, Used: 1, Items: 5}, "read 1 row (bins): used 1, holding 5 items (censored 0), excluded 0, dropped 0"},
 	} {
-		var b strings.Builder
-		b.WriteString("settle_s,status\n")
-		for i := range c.rows - 1 {
-			fmt.Fprintf(&b, "%d.5,%s\n", i%7, []string{"succeeded", "failed"}[i%2])
+		if got := tt.rep.String(); got != tt.want {
+			t.Errorf("%+v.String() = %q, want %q", tt.rep, got, tt.want)
 		}
-		fmt.Fprintf(&b, "1,%s\n", c.last)
-		path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".csv")
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		for _, chunk := range []int{1 << 21, 4096} {
-			chunkSize = chunk
-			s, rep, err := Read([]string{path}, ReadOptions{Column: "settle_s"})
-			chunkSize = 1 << 21
-			if err != nil || s.Len() != c.rows {
-				t.Fatalf("%s: %v, %d rows", c.name, err, s.Len())
-			}
-			got := ""
-			for _, w := range rep.Warnings {
-				if strings.Contains(w, `"status" column`) {
-					got = w
-				}
-			}
-			if got != c.want {
-				t.Errorf("%s, chunk %d: warning %q, want %q", c.name, chunk, got, c.want)
-			}
-		}
-	}
-	pq := filepath.Join(dir, "s.parquet")
-	writeParquet(t, pq, 2, []string{"settle_s", "status"}, map[string]any{"settle_s": []float64{1, 2}, "status": []string{"succeeded", "failed"}})
-	_, rep, err := Read([]string{pq}, ReadOptions{Column: "settle_s"})
-	want := `the input has a "status" column, but no status column is set (--status): every row counts as settled; if some are pending, set --status status --pending VALUE`
-	if err != nil || !slices.Contains(rep.Warnings, want) {
-		t.Errorf("parquet: warnings %q, %v", rep.Warnings, err)
-	}
-}
-
-// TestIssue15StatusWithoutPending: a status column set (--status) with no
-// pending value censors nothing, so rows whose status says pending count
-// as settled; the ends of a CSV input are peeked as for an unused status
-// column (TestUnusedStatusPeek), here in the column set, whatever its
-// name, and the warning names --pending with the values; settled
-// outcomes alone, or --pending given, warn nothing, unless other values
-// at the ends read as pending (processing beside --pending pending);
-// Parquet, not looked into, gets the warning without values.
-func TestIssue15StatusWithoutPending(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, col, last string) string {
-		var b strings.Builder
-		fmt.Fprintf(&b, "settle_s,%s\n", col)
-		for i := range 4999 {
-			fmt.Fprintf(&b, "%d.5,%s\n", i%7, []string{"settled", "failed"}[i%2])
-		}
-		fmt.Fprintf(&b, "9,%s\n", last)
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	for _, c := range []struct {
-		name, col, last string
-		pending         []string
-		want            string
-	}{
-		{"pending last", "status", "pending", nil, `the status column "status" has values pending (values seen: failed, pending, settled), but no pending value is given (--pending): every row counts as settled, those included; add --pending pending`},
-		{"another name", "state", "Running", nil, `the status column "state" has values Running (values seen: Running, failed, settled), but no pending value is given (--pending): every row counts as settled, those included; add --pending Running`},
-		{"settled outcomes", "status", "failed", nil, ""},
-		{"pending given", "status", "pending", []string{"pending"}, ""},
-		// A second reviewer: --pending pending where some pending rows say
-		// processing counted those as settled without a word.
-		{"another pending value", "status", "pending\n9,processing", []string{"pending"}, `the status column "status" also has processing (values seen: failed, pending, processing, settled), which is not among the --pending values (pending): those rows count as settled; if they are still pending, add --pending pending,processing`},
-		{"both given", "status", "pending\n9,processing", []string{"pending", "processing"}, ""},
-		// A --pending value no row has (a typo) is warned about once the
-		// rows are read (TestReadWarnsUnmatchedStatus), not here.
-		{"typo", "status", "pending\n9,processing", []string{"pendin"}, ""},
-	} {
-		path := write(strings.ReplaceAll(c.name, " ", "_")+".csv", c.col, c.last)
-		_, rep, err := Read([]string{path}, ReadOptions{Column: "settle_s", Status: c.col, Pending: c.pending})
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		got := ""
-		for _, w := range rep.Warnings {
-			if strings.Contains(w, "status column") {
-				got = w
-			}
-		}
-		if got != c.want {
-			t.Errorf("%s: warning %q, want %q", c.name, got, c.want)
-		}
-	}
-	pq := filepath.Join(dir, "s.parquet")
-	writeParquet(t, pq, 2, []string{"settle_s", "status"}, map[string]any{"settle_s": []float64{1, 2}, "status": []string{"settled", "pending"}})
-	_, rep, err := Read([]string{pq}, ReadOptions{Column: "settle_s", Status: "status"})
-	want := `the status column "status" is set (--status) but no pending value (--pending): every row counts as settled; if some are pending, add --pending VALUE`
-	if err != nil || !slices.Contains(rep.Warnings, want) {
-		t.Errorf("parquet: warnings %q, %v", rep.Warnings, err)
 	}
 }

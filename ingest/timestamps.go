@@ -353,3 +353,28 @@ func parseEpochExact(b []byte, unitNs int64) (int64, bool) {
 	}
 	return ns, true
 }
+
+// epochMix explains an end before its start when --epoch read one of them
+// to an implausible instant (before 1990 or after 2100): the two columns
+// then hold epoch numbers in different units, which one --epoch cannot
+// read. It is "" otherwise.
+func (p *plan) epochMix(start, end int64) string {
+	if p.epochNs == 0 {
+		return ""
+	}
+	for _, x := range []struct {
+		role role
+		ns   int64
+	}{{roleStart, start}, {roleEnd, end}} {
+		if x.ns >= epochMin && x.ns < epochMax {
+			continue
+		}
+		raw := float64(x.ns) / float64(p.epochNs)
+		fix := ""
+		if u := epochUnitOf(raw); u != 0 {
+			fix = fmt.Sprintf(" (it fits epoch %s)", u)
+		}
+		return fmt.Sprintf(", and column %s read as epoch %s is in %s%s: --epoch applies to --start and --end alike, so the two columns must be in one unit; convert one", quote(p.names[x.role]), Unit(p.epochNs), fmtYear(x.ns)[:4], fix)
+	}
+	return ""
+}

@@ -447,3 +447,20 @@ func fmtSigned(s float64) string {
 	}
 	return fmtSeconds(s)
 }
+
+// noteUnit records whether the duration columns of an input (or its bin
+// bounds) are Parquet durations, whose type gives their unit (durNs, the
+// unit in nanoseconds per role, 0 for other types), or bare numbers.
+func (m *merger) noteUnit(p *plan, durNs [nRoles]int64) {
+	for _, r := range []role{roleDur, roleLower, roleUpper} {
+		switch {
+		case p.names[r] == "":
+		case durNs[r] > 0:
+			if m.typed == 0 {
+				m.typed, m.typedCol = Unit(durNs[r]), p.names[r]
+			}
+		default:
+			m.untyped = true
+		}
+	}
+}

@@ -131,11 +131,11 @@ func TestParseUnit(t *testing.T) {
 	}
 }
 
-// TestIssue15SameSecondsInEveryUnit: a value written in s, ms, µs or ns
+// TestSameSecondsInEveryUnit: a value written in s, ms, µs or ns
 // reads as the very same float64, the one strconv gives for the decimal
 // in seconds: sub-second units divide (1234 ms is 1234/1000, rounded
 // once), they do not multiply by 0.001 (rounded twice).
-func TestIssue15SameSecondsInEveryUnit(t *testing.T) {
+func TestSameSecondsInEveryUnit(t *testing.T) {
 	// Each value in seconds, as text; the others are the same decimal
 	// with the point moved.
 	for _, sec := range []string{"1.234", "0.1", "0.3", "2.675", "0.000123", "900", "0.0005", "4.768", "123456.789", "1e-3", "0.885"} {
@@ -236,11 +236,10 @@ func shrinkDecimal(s string, k int) string {
 	return ip + "." + fp
 }
 
-// TestIssue15SameSampleInEveryUnit is the issue's "must show" at the
-// reader: the latency fixture in s, ms and µs, with the unit set or only
-// in the column name, and scaled down a thousandfold (values under
-// 1 ms), gives bit-identical samples.
-func TestIssue15SameSampleInEveryUnit(t *testing.T) {
+// TestSameSampleInEveryUnit: the latency fixture in s, ms and µs, with
+// the unit set or only in the column name, and scaled down a thousandfold
+// (values under 1 ms), gives bit-identical samples.
+func TestSameSampleInEveryUnit(t *testing.T) {
 	for _, down := range []int{0, 3} { // as is, and a thousand times shorter
 		var ref []float64
 		for _, c := range []struct {
@@ -367,11 +366,11 @@ func TestReadUnitReport(t *testing.T) {
 	}
 }
 
-// TestIssue15ImplausibleMagnitude: a median settle time above a day or
+// TestImplausibleMagnitude: a median settle time above a day or
 // below a microsecond warns, naming the units that make it plausible; a
 // plain int64 Parquet column of nanoseconds read as seconds is the
 // issue's case.
-func TestIssue15ImplausibleMagnitude(t *testing.T) {
+func TestImplausibleMagnitude(t *testing.T) {
 	dir := t.TempDir()
 	// Nanoseconds of settle times from 0.5 s to 157 s (max 1.57e11 ns),
 	// median 1.2 s, in a column whose name says nothing.
@@ -467,4 +466,58 @@ func ExampleUnitInName() {
 	// latency_us_p99: µs
 	// ms_count: says none (seconds unless ReadOptions.Unit is set)
 	// status: says none (seconds unless ReadOptions.Unit is set)
+}
+
+// TestUnitHintNamedFirst: when the unit is set against the column's name
+// and the median is implausible, the unit the name says is suggested
+// first, and said to be the name's; amounts are plain decimals.
+func TestUnitHintNamedFirst(t *testing.T) {
+	// Settle times of 0.25 s to 0.4 s in ns: the median 310 ms is
+	// 3.1e8 ns, which read as s is 9.8 years and read as ms 3.6 days.
+	in := "id,t_ns\na,250000000\nb,310000000\nc,400000000\n"
+	for _, tt := range []struct {
+		unit Unit
+		want string
+	}{
+		{Second, "the median settle time is about 9.8 years, implausibly long (values read as s, as --unit says): is the unit wrong? --unit ns (as the column name says) reads it as 310ms, --unit us reads it as 5.2min"},
+		// Without the name first, µs (the nearer unit) would come first.
+		{Millisecond, "the median settle time is about 3.6 days, implausibly long (values read as ms, as --unit says): is the unit wrong? --unit ns (as the column name says) reads it as 310ms, --unit us reads it as 5.2min"},
+	} {
+		_, rep, err := ReadCSV(strings.NewReader(in), "ns.csv", ReadOptions{Column: "t_ns", Unit: tt.unit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The first warning says the --unit contradicts the name.
+		if len(rep.Warnings) != 2 || rep.Warnings[1] != tt.want {
+			t.Errorf("--unit %v: warnings %q\nwant [_, %q]", tt.unit, rep.Warnings, tt.want)
+		}
+	}
+}
+
+// TestFmtDigits: durations to so many significant digits, never in
+// exponent form.
+func TestFmtDigits(t *testing.T) {
+	for _, tt := range []struct {
+		s      float64
+		digits int
+		want   string
+	}{
+		{0.3103, 2, "310ms"},
+		{0.3103, 3, "310ms"},
+		{0.31049, 4, "310.5ms"},
+		{0.0523, 2, "52ms"},
+		{9.96, 2, "10s"},
+		{99.6, 2, "100s"},
+		{1.25, 3, "1.25s"},
+		{5, 2, "5s"},
+		{312, 2, "5.2min"},
+		{999.4e-6, 2, "1000µs"},
+		{5e-10, 2, "0.5ns"},
+		{4975.3 * 365.25 * 86400, 3, "4975 years"},
+		{38.2 * 365.25 * 86400, 2, "38 years"},
+	} {
+		if got := fmtDigits(tt.s, tt.digits); got != tt.want {
+			t.Errorf("fmtDigits(%g, %d) = %q, want %q", tt.s, tt.digits, got, tt.want)
+		}
+	}
 }

@@ -148,7 +148,7 @@ func TestClockOffsetsExact(t *testing.T) {
 	}
 }
 
-// TestPlanClockBeatsAgeOnly is issue 14's comparison on fresh draws of a
+// TestPlanClockBeatsAgeOnly compares, on fresh draws of a
 // clock upstream (70% in files every 5 minutes): fitted on 7,000 items,
 // scored on 3,000 others, the wall-clock schedule's mean lag is at least
 // 30% below the best age-only schedule's at the same budget, spends no

@@ -50,7 +50,7 @@ func TestFamilyPolls(t *testing.T) {
 		// gaps 0.5·k²: 0.5 2 4.5 8 12.5, then 18 capped at 15 s, the last cut to 2.5
 		{"poly", Family{Growth: Polynomial, Exponent: 2, CapRatio: 30}, 500 * time.Millisecond, time.Minute,
 			famSecs(0, 0.5, 2.5, 7, 15, 27.5, 42.5, 57.5, 60)},
-		// Regression (issue 6): Fib(k)·base overflowed int64 past k ≈ 60
+		// Regression: Fib(k)·base overflowed int64 past k ≈ 60
 		// and ended the phase early. Gaps 0.2 0.2 0.4 0.6 1 1.6 2.6 4.2
 		// (sum 10.8), then 148 gaps of the 6 s cap to 898.8 s and one cut
 		// to 1.2 s: 1 + 8 + 148 + 1 = 158 polls.
@@ -101,7 +101,7 @@ func TestFamilyFirstGapIsBase(t *testing.T) {
 // GapAt(k) (the growth phase while the jittered polls are before its
 // Until, then the phase of the cut gap to the horizon):
 // full [0, g], equal [g/2, g], decorrelated [g, 3g], ±20% [0.8g, 1.2g],
-// never below min(1ms, g/1000) and never above the cap (issue 16).
+// never below min(1ms, g/1000) and never above the cap.
 func TestFamilyJitterBounds(t *testing.T) {
 	const base = 500 * time.Millisecond
 	horizon := 10 * time.Minute

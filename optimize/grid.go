@@ -170,7 +170,7 @@ func (md *model) n() int { return len(md.t) }
 // w is the expected lag of items settling in (t_i, t_j], caught at t_j:
 // the integral of F(t) − F(t_i) ≥ 0 over the gap, so exactly 0 when no
 // mass lies inside it (F(t_j⁻) = F(t_i)), and clamped at 0 against the
-// rounding of the prefix sums (issue 15: one atom gave lags of −1e-16).
+// rounding of the prefix sums (one atom gave lags of −1e-16).
 func (md *model) w(i, j int) float64 {
 	if md.Fm[j] == md.F[i] {
 		return 0

@@ -13,7 +13,7 @@ import (
 // O(G log d) whatever the number of items, d the number of distinct
 // settle times. Items settling at the same time are caught by the same
 // poll, so they are kept as one entry: 10⁷ items at millisecond
-// resolution have about 10⁶ distinct times (issue 18, docs/performance.md).
+// resolution have about 10⁶ distinct times (docs/performance.md, Memory).
 //
 // Right-censored items (still pending at their last observed age) are
 // handled by Efron's redistribute-to-the-right algorithm, which reproduces
@@ -47,8 +47,9 @@ func NewItems(settle []float64, censored []bool, weight []float64) *Items {
 // censored again: without weights it sorts them in place (the settled
 // items first, then the censored ones, each by time) instead of sorting
 // copies, which are the memory of the times (8 bytes an item) at the peak
-// of a plan on held-out rows (issue 18). The Items are the same as
-// NewItems's: the same floats, sorted and summed in the same order.
+// of a plan on held-out rows (docs/performance.md, Memory). The Items are
+// the same as NewItems's: the same floats, sorted and summed in the same
+// order.
 func NewItemsReorder(settle []float64, censored []bool, weight []float64) *Items {
 	return newItems(settle, censored, weight, true)
 }
@@ -276,7 +277,8 @@ func (it *Items) weightIn(lo, hi int) float64 { return it.cumW[hi] - it.cumW[lo]
 // settle at the poll; the second, from the prefix sums, is clamped at 0
 // against their rounding, and is 0 when the items settle together. The
 // plain w·p − Σ w_i·t_i cancels to a small negative number for items all
-// settling at p (issue 15).
+// settling at p, which the price of simplicity then divided ("K=1:
+// −7e14").
 func (it *Items) lagIn(lo, hi int, w, p float64) float64 {
 	last := it.t[hi-1]
 	lag := w * (p - last)

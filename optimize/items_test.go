@@ -8,12 +8,12 @@ import (
 	"testing"
 )
 
-// TestNewItemsReorderIssue18: sorting the caller's rows in place gives
+// TestNewItemsReorder: sorting the caller's rows in place gives
 // the Items of sorted copies, field for field (the same floats, summed in
 // the same order), with ties, censored rows at settle times and weights
 // (which take NewItems's own path), and leaves the settled times first,
 // each part by time, with their flags.
-func TestNewItemsReorderIssue18(t *testing.T) {
+func TestNewItemsReorder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 4))
 	for _, c := range []struct {
 		n        int

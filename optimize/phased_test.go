@@ -155,7 +155,7 @@ func (e empirical) CDF(t float64) float64 {
 	return float64(i) / e.n
 }
 
-// The payments fixture (issue 5): at the budgets of "now" (152 stuck polls,
+// The payments fixture: at the budgets of "now" (152 stuck polls,
 // now's mean polls) the best phased schedule beats now on mean lag. Pending
 // rows count as never settling.
 func TestPhasedBeatsNowOnPayments(t *testing.T) {
@@ -263,14 +263,14 @@ func TestPriceOfSimplicityMonotone(t *testing.T) {
 	}
 }
 
-// Issue 17: on a small case the phased search finds the schedule an
+// On a small case the phased search finds the schedule an
 // exhaustive search over the same space finds: a first poll on the
 // lattice, at most k constant-gap phases of the nice gaps each ending at
 // any of its polls, and a closing gap to the horizon when the last does
 // not land there (not counted as a phase). With a poll cost the
 // Lagrangian DP is exact, so the objectives must agree to rounding; with
 // a stuck budget the local search must reach the same optimum here.
-func TestIssue17PhasedMatchesExhaustive(t *testing.T) {
+func TestPhasedMatchesExhaustive(t *testing.T) {
 	d := distuv.LogNormal{Mu: math.Log(2), Sigma: 0.6}
 	gaps := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second}
 	o := Options{Horizon: 10 * time.Second, Resolution: 100 * time.Millisecond, MinGap: 500 * time.Millisecond, NiceGaps: gaps, ConstantGaps: true}

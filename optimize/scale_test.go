@@ -228,7 +228,7 @@ func TestHorizonFor(t *testing.T) {
 	}
 }
 
-// Issue 15: sub-second data gets sub-second gaps, hour-long jobs minutes.
+// Sub-second data gets sub-second gaps, hour-long jobs minutes.
 func TestResolveFollowsScale(t *testing.T) {
 	for _, tt := range []struct {
 		name              string

@@ -235,11 +235,11 @@ func TestNewItemsCensoredUnitMatchesGeneral(t *testing.T) {
 	}
 }
 
-// Issue 18: Items keeps one entry per distinct settle time (10⁷ items at
+// Items keeps one entry per distinct settle time (10⁷ items at
 // millisecond resolution have about 10⁶), and scores tied items as the
 // items one by one would be scored: each item's lag is the first poll at
 // or after it minus its settle time, counted here item by item.
-func TestItemsDistinctTimesIssue18(t *testing.T) {
+func TestItemsDistinctTimes(t *testing.T) {
 	r := rand.New(rand.NewPCG(18, 1))
 	settle := make([]float64, 20000)
 	distinct := map[float64]bool{}

@@ -61,11 +61,11 @@ func sameFloat(a, b float64) bool {
 	return math.IsNaN(a) && math.IsNaN(b) || math.Abs(a-b) <= 1e-12
 }
 
-// Regression (issue 15): with every settle equal (one atom) the lag sums
+// Regression: with every settle equal (one atom) the lag sums
 // cancelled to small negative numbers, and the price of simplicity divided
 // two of them ("K=1: −7e14"). Lags are now non-negative by construction
 // and exactly 0 for items settling at a poll.
-func TestIssue15OneAtom(t *testing.T) {
+func TestLagsOneAtom(t *testing.T) {
 	for _, at := range []float64{3.2, 0} {
 		settle := make([]float64, 500)
 		for i := range settle {

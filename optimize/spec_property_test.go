@@ -134,7 +134,7 @@ func randomSchedule(rng *rand.Rand) Schedule {
 	}
 }
 
-// TestPrintedSpecPollsAlike is issue 15's property: for random schedules
+// TestPrintedSpecPollsAlike: for random schedules
 // of every kind, parsing the printed spec gives exactly the same polls,
 // and the printed phases read as they run.
 func TestPrintedSpecPollsAlike(t *testing.T) {
@@ -154,7 +154,7 @@ func TestPrintedSpecPollsAlike(t *testing.T) {
 }
 
 // Every solver's schedule prints to a spec with the same polls, and polls
-// exactly at the horizon (issue 15).
+// exactly at the horizon.
 func TestSolversPrintAsTheyPoll(t *testing.T) {
 	dists := map[string]Distribution{
 		"lognormal": distuv.LogNormal{Mu: 1.5, Sigma: 1.2},
@@ -238,11 +238,11 @@ func checkHorizonPoll(t *testing.T, what string, s Schedule, h time.Duration) {
 	}
 }
 
-// Regression (issue 15): pollfit printed phases such as "every 1m until
+// Regression: pollfit printed phases such as "every 1m until
 // 45s" and "every 10m until 10m" that the code ran as a cut 45 s gap where
 // the README's rule gives 60 s. The rule holds now, and the printer writes
 // such a phase as the single gap it runs as.
-func TestIssue15GapPastItsBound(t *testing.T) {
+func TestGapPastItsBound(t *testing.T) {
 	tests := []struct {
 		spec, printed string
 		polls         []time.Duration

@@ -138,3 +138,28 @@ func FuzzParseSpec(f *testing.F) {
 		}
 	})
 }
+
+// TestParseSpecMaxPolls: a spec of more than MaxPolls polls (10⁷),
+// counted by hand, is ErrTooManyPoll; one of fewer, capped ones
+// included, parses.
+func TestParseSpecMaxPolls(t *testing.T) {
+	tests := []struct {
+		spec string
+		ok   bool
+	}{
+		{"every 1ns until 24h", false},
+		{"every 1s until 2760h", true},                   // 9,936,001 polls
+		{"every 1s until 2784h", false},                  // 10,022,401 polls
+		{"every 1s until 1m, every 1ms until 3h", false}, // 10,800,000 in the second phase
+		{"exp 1ms x2 cap 1h until 8760h", true},          // 8,760 + 23 polls
+	}
+	for _, tc := range tests {
+		_, err := ParseSpec(tc.spec)
+		if tc.ok && err != nil {
+			t.Errorf("ParseSpec(%q): %v", tc.spec, err)
+		}
+		if !tc.ok && !errors.Is(err, ErrTooManyPoll) {
+			t.Errorf("ParseSpec(%q) = %v, want ErrTooManyPoll", tc.spec, err)
+		}
+	}
+}

@@ -49,8 +49,8 @@ func (pr *problem) sqrt() (*Result, error) {
 	}
 	// Cumulative rate on the grid; f and S of cell k are its mass over δ
 	// and the survival at its start. An atom at age 0 is the mass of a
-	// cell ending at 0 (issue 15: items all settling at once got a single
-	// poll, at the horizon).
+	// cell ending at 0 (without it, items all settling at once got a
+	// single poll, at the horizon).
 	n := md.n()
 	R := make([]float64, n)
 	if md.F[0] > 0 {

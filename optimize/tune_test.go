@@ -71,8 +71,8 @@ func TestTuneStuckPolls(t *testing.T) {
 	}
 }
 
-// Tuning to mean polls on items hits the target within 0.5% (the issue's
-// tolerance) and reports what ScoreSchedule measures.
+// Tuning to mean polls on items hits the target within 0.5% (the
+// promised tolerance) and reports what ScoreSchedule measures.
 func TestTuneMeanPolls(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	settle := make([]float64, 20000)

@@ -47,7 +47,7 @@ var specs = map[string]string{
 	"decorr":      "exp 400ms x2 cap 1.2s until 1m, jitter decorrelated",
 	"percent":     "at 1s, exp 400ms x2 cap 1.2s until 1m, every 5s until 2m, jitter ±50%",
 	"us-jitter":   "every 150us until 30ms, jitter full",
-	// Issue 14: wall-clock phases, first, between age phases, two.
+	// Wall-clock phases, first, between age phases, two.
 	"clock":         "every 1s until 10s, after each 5m (+1s +2.5s) until 15m",
 	"clock-first":   "after each 1m until 5m",
 	"clock-between": "at 2s, after each 12s (+500ms +6s) until 2m, every 30s until 5m",
@@ -195,7 +195,7 @@ func loaderRuns(doc *pollschedule.Document, seg string) runs {
 // with Read, and runs each schedule with the loader and with the Go code
 // export.GoSource generates for the same document, with the same random
 // draws: they must agree poll for poll, jittered or not, and the
-// unjittered polls must be optimize's (issue 16).
+// unjittered polls must be optimize's.
 func TestAgreesWithGeneratedGo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a Go program (seconds); skipped in -short mode")
@@ -303,8 +303,8 @@ func (c *fakeClock) After(d time.Duration) <-chan time.Time {
 	return ch
 }
 
-// Issue 16: "every 100ms until 1s" with checks of 100ms checked 11 times
-// up to 2.0s; Poll waits for each poll's age by the clock, so the 11
+// "every 100ms until 1s" with checks of 100ms once checked 11 times up
+// to 2.0s; Poll waits for each poll's age by the clock, so the 11
 // checks start at 0, 100ms, …, 1s, and checks of 250ms make 5 checks, at
 // 0, 250ms, …, 1s, the next due when the clock has passed the horizon.
 func TestPollSlowCheck(t *testing.T) {
@@ -434,7 +434,7 @@ func TestNilSchedule(t *testing.T) {
 	}
 }
 
-// Issue 14's example, by hand: an item created at 00:03:17 polls each
+// The wall-clock example, by hand: an item created at 00:03:17 polls each
 // second until 00:03:27, then 1 s and 2.5 s after each 5 minutes of the
 // UTC clock (00:05:01 at age 1m44s, …, 00:15:02.5 at 11m45.5s); one
 // created at 00:04:51 ends its age phase exactly on 00:05:01 and polls
@@ -569,7 +569,7 @@ func randomClockSpec(rng *rand.Rand) string {
 
 // The loader's PollsAt agrees with optimize's, poll for poll, for random
 // wall-clock schedules written with export.JSON and read with Read, at
-// random creation instants (issue 14).
+// random creation instants.
 func TestPollsAtAgreesWithOptimize(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 1))
 	n := 0

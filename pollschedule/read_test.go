@@ -43,7 +43,7 @@ func TestMs(t *testing.T) {
 		{"1e400", 0, false},
 		{"-1", 0, false},
 		{"-0.5", 0, false},
-		{`"1000"`, 0, false}, // issue 16: accepted before
+		{`"1000"`, 0, false}, // a string: accepted once
 		{"null", 0, false},
 		{"true", 0, false},
 	}
@@ -53,7 +53,7 @@ func TestMs(t *testing.T) {
 			t.Errorf("ms(%s) = %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
 		}
 	}
-	// Issue 16: -5 was reported as "5 ms is negative".
+	// -5 was once reported as "5 ms is negative".
 	if _, err := ms(json.RawMessage("-5"), "gap_ms", maxGapMs); err == nil || !strings.Contains(err.Error(), "-5 ms is negative") {
 		t.Errorf("ms(-5) error = %v, want one saying -5 ms is negative", err)
 	}
@@ -105,7 +105,7 @@ var badDocs = []struct {
 	{"version in segment", `{"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}], "segments": {"wallet": {"version": 1, "start_ms": 0, "phases": [{"growth": "once", "gap_ms": 1}]}}}`, "version"},
 	{"null segments", `{"version": 1, "start_ms": 0, "phases": [], "segments": null}`, "segments"},
 	{"array", `[{"version": 1, "start_ms": 0, "phases": []}]`, "object"},
-	// Issue 14: wall-clock phases.
+	// Wall-clock phases.
 	{"clock without offsets", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "until_ms": 900000}]}`, "phases[0].offsets_ms"},
 	{"clock with no offset", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "period_ms": 300000, "offsets_ms": [], "until_ms": 900000}]}`, "phases[0].offsets_ms"},
 	{"clock with a gap", `{"version": 1, "start_ms": 0, "phases": [{"growth": "wall_clock", "gap_ms": 300000, "offsets_ms": [0], "until_ms": 900000}]}`, "phases[0].gap_ms"},
@@ -207,7 +207,7 @@ func semantic(err error) bool {
 		errors.Is(err, ErrOffsets) || errors.Is(err, ErrClockEnd)
 }
 
-// checkAgainstSchema checks the property of issue 16: Read accepts a
+// checkAgainstSchema checks that Read accepts a
 // document exactly when it validates against docs/schedule.schema.json,
 // but for the rules semantic names, which only Read checks.
 func checkAgainstSchema(t *testing.T, sch *jsonschema.Schema, doc []byte) (accepted bool) {
@@ -252,7 +252,7 @@ func TestReadMatchesSchema(t *testing.T) {
 		}
 	}
 	// Both outcomes must be common, or the property tests little; so for
-	// the wall-clock phases of issue 14.
+	// the wall-clock phases.
 	if accepted < 100 || accepted > len(corpus)-100 {
 		t.Errorf("Read accepted %d of %d mutated documents; want both outcomes common", accepted, len(corpus))
 	}
@@ -386,7 +386,7 @@ process.stdout.write(JSON.stringify(docs.map((d) => validate(JSON.parse(d)))));
 var jsExact = regexp.MustCompile(`[0-9.]{16,}|[eE][-+]?[0-9]{3}`)
 
 // TestSchemaAjvStrict compiles docs/schedule.schema.json with ajv in
-// strict mode (issue 16) and checks that ajv and the Go validator agree on
+// strict mode and checks that ajv and the Go validator agree on
 // the documents of TestReadMatchesSchema, but for those holding a number
 // jsExact matches. ajv checks multipleOf in floating point: it needs
 // multipleOfPrecision 6 to see 0.001 as a whole number of nanoseconds.

@@ -1,4 +1,4 @@
-# The default horizon's quantile of issue 15 on the reviewer's status.csv
+# The default horizon's quantile among pending rows on the reviewer's status.csv
 # (/tmp/data/gen.py, numpy seed 42; copied to fit/testdata/km_horizon.csv):
 #
 #   Rscript km_horizon.R > km_horizon.txt       (R 4.2.2, survival 3.x)
@@ -8,7 +8,7 @@
 # as R's quantile type 7 in its weighted form (the position of the i-th
 # settled item in order is Σ_{j<i} m_j / (Σm − m_last)), which is
 # fit.SettledQuantile; settled_only: quantile(type 7) of the settled rows
-# alone, the horizon before issue 15.
+# alone, the horizon before it was the Kaplan–Meier one.
 library(survival); library(data.table)
 d <- fread('km_horizon.csv'); d[, ev := as.integer(status != 'pending')]
 f <- survfit(Surv(settle_s, ev) ~ 1, data = d)

@@ -89,7 +89,7 @@ cens <- obj(weibull = obj(k = num(1 / sw$scale), lambda = num(exp(coef(sw)[[1]])
             exponential = obj(rate = num(exp(-coef(se)[[1]]))),
             gamma = obj(alpha = num(exp(go$par[1])), beta = num(exp(go$par[2]))))
 
-# Tie-heavy samples (issue 11): R's rules on the values as recorded, in
+# Tie-heavy samples: R's rules on the values as recorded, in
 # seconds and on their logarithms. bw.SJ stops ("sample is too sparse to
 # find TD") when the quartiles are equal; that is written as null. bw.nrd
 # is 0 then (it has no fallback), bw.nrd0 falls back to the sd.
@@ -116,7 +116,7 @@ tie_case <- function(name, x, resolution) {
 }
 set.seed(11)
 ties <- c(
-  tie_case("issue11_1000ms_x4_2001ms", c(1, 1, 1, 1, 2.001), 0.001),  # the issue's case, in s
+  tie_case("1000ms_x4_2001ms", c(1, 1, 1, 1, 2.001), 0.001),  # whole ms, in s
   tie_case("all_but_one_equal_100", c(rep(3, 99), 7), 1),
   tie_case("few_distinct_300", sample(c(1, 2, 3, 5, 8), 300, replace = TRUE, prob = c(.1, .4, .3, .15, .05)), 1),
   tie_case("whole_seconds_2000", round(rlnorm(2000, 3, 0.5)), 1),

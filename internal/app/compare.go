@@ -10,7 +10,7 @@ import (
 
 	"github.com/pollfit/pollfit/fit"
 	"github.com/pollfit/pollfit/ingest"
-	"github.com/pollfit/pollfit/internal/report"
+	"github.com/pollfit/pollfit/internal/app/report"
 	"github.com/pollfit/pollfit/optimize"
 )
 

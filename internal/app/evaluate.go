@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/pollfit/pollfit/fit"
-	"github.com/pollfit/pollfit/internal/report"
+	"github.com/pollfit/pollfit/internal/app/report"
 	"github.com/pollfit/pollfit/optimize"
 )
 

@@ -15,8 +15,8 @@ import (
 	"github.com/pollfit/pollfit/export"
 	"github.com/pollfit/pollfit/fit"
 	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/internal/app/report"
 	"github.com/pollfit/pollfit/internal/outfile"
-	"github.com/pollfit/pollfit/internal/report"
 )
 
 // Fit settings: see the fit command's help.

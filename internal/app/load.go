@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/pollfit/pollfit/internal/plot"
+	"github.com/pollfit/pollfit/internal/app/plot"
 	"github.com/pollfit/pollfit/optimize"
 )
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/pollfit/pollfit/fit"
 	"github.com/pollfit/pollfit/ingest"
-	"github.com/pollfit/pollfit/internal/plot"
+	"github.com/pollfit/pollfit/internal/app/plot"
 	"github.com/pollfit/pollfit/optimize"
 )
 
@@ -31,7 +31,7 @@ func plotDensity(path string, p part, d *fit.Density, s *ingest.Sample) error {
 	if p.segmented() {
 		label = p.title()
 	}
-	return fit.Plot(d, s, path, fit.PlotOptions{Label: label})
+	return plot.Density(path, d, s, plot.DensityOptions{Label: label})
 }
 
 // plotSample draws the poll times of the schedules over the empirical

@@ -15,10 +15,10 @@ import (
 	"github.com/pollfit/pollfit/export"
 	"github.com/pollfit/pollfit/fit"
 	"github.com/pollfit/pollfit/ingest"
-	"github.com/pollfit/pollfit/internal/html"
+	"github.com/pollfit/pollfit/internal/app/html"
+	"github.com/pollfit/pollfit/internal/app/plot"
+	"github.com/pollfit/pollfit/internal/app/report"
 	"github.com/pollfit/pollfit/internal/outfile"
-	"github.com/pollfit/pollfit/internal/plot"
-	"github.com/pollfit/pollfit/internal/report"
 	"github.com/pollfit/pollfit/optimize"
 	"gonum.org/v1/plot/vg"
 )
@@ -390,7 +390,7 @@ func (r Report) partPage(p *reportPart, id string, parts []*reportPart, rep *ing
 	d := s.Density
 	hp.Fit, hp.Goodness = fitFacts(s)
 	hp.FitWarnings = d.Warnings
-	svg, err := fit.PlotSVG(d, s.Train, fit.PlotOptions{})
+	svg, err := plot.DensitySVG(d, s.Train, plot.DensityOptions{})
 	if err != nil {
 		return hp, err
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/pollfit/pollfit/fit"
 	"github.com/pollfit/pollfit/ingest"
+	"github.com/pollfit/pollfit/internal/app/plot"
 	"github.com/pollfit/pollfit/internal/outfile"
-	"github.com/pollfit/pollfit/internal/plot"
 	"github.com/pollfit/pollfit/optimize"
 )
 

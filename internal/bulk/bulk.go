@@ -1,5 +1,6 @@
 // Package bulk allocates and loops over sample-sized slices (10⁷ items
-// and more) for the reading (ingest) and estimating (fit) packages.
+// and more) for the sample, reading (ingest) and estimating (fit)
+// packages.
 //
 // Make backs large slices with transparent huge pages, and Chunks runs an
 // element-wise loop over fixed-size chunks on every core, so that sums

@@ -48,9 +48,9 @@ func TestWriteDashIsStdout(t *testing.T) {
 	}
 }
 
-// TestIssue18Modes: writing over a file keeps its permission bits; a new
+// TestModesKept: writing over a file keeps its permission bits; a new
 // file is 0644.
-func TestIssue18Modes(t *testing.T) {
+func TestModesKept(t *testing.T) {
 	dir := t.TempDir()
 	for _, mode := range []os.FileMode{0o600, 0o755, 0o640} {
 		path := filepath.Join(dir, "out-"+mode.String())
@@ -75,9 +75,9 @@ func TestIssue18Modes(t *testing.T) {
 	}
 }
 
-// TestIssue18Symlink: a symbolic link is followed: the file it names is
+// TestSymlinkFollowed: a symbolic link is followed: the file it names is
 // written and the link stays a link, dangling ones included.
-func TestIssue18Symlink(t *testing.T) {
+func TestSymlinkFollowed(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "real.json")
 	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
@@ -109,8 +109,8 @@ func TestIssue18Symlink(t *testing.T) {
 	}
 }
 
-// TestIssue18Directory: -o naming a directory fails before the work.
-func TestIssue18Directory(t *testing.T) {
+// TestDirectoryRefused: -o naming a directory fails before the work.
+func TestDirectoryRefused(t *testing.T) {
 	dir := t.TempDir()
 	called := false
 	err := Write(dir, nil, func(io.Writer) error { called = true; return nil })
@@ -125,8 +125,8 @@ func TestIssue18Directory(t *testing.T) {
 	}
 }
 
-// TestIssue18SameFile: SameFile sees through other names of a file.
-func TestIssue18SameFile(t *testing.T) {
+// TestSameFile: SameFile sees through other names of a file.
+func TestSameFile(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "d.csv")
 	os.WriteFile(a, []byte("t\n1\n"), 0o644)
@@ -148,9 +148,9 @@ func TestIssue18SameFile(t *testing.T) {
 	}
 }
 
-// TestIssue18RemoveTemps: temporary files of writes in progress are
+// TestRemoveTemps: temporary files of writes in progress are
 // deleted by RemoveTemps, and writes after it fail.
-func TestIssue18RemoveTemps(t *testing.T) {
+func TestRemoveTemps(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "big.ts")
 	started, release := make(chan string), make(chan struct{})

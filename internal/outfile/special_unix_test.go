@@ -14,10 +14,10 @@ import (
 	"time"
 )
 
-// TestIssue18FIFO: -o onto a named pipe writes into the pipe, which a
+// TestOutputToFIFO: -o onto a named pipe writes into the pipe, which a
 // reader receives, and leaves the pipe a pipe (it was replaced by a
 // regular file, and the reader blocked forever).
-func TestIssue18FIFO(t *testing.T) {
+func TestOutputToFIFO(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pipe")
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		t.Skip(err)
@@ -49,10 +49,10 @@ func TestIssue18FIFO(t *testing.T) {
 	}
 }
 
-// TestIssue18Device: -o onto a character device (a null device made for
+// TestOutputToDevice: -o onto a character device (a null device made for
 // the test, as /dev/null is) writes to it and leaves it a device; as
 // root, -o /dev/null had replaced the system's /dev/null.
-func TestIssue18Device(t *testing.T) {
+func TestOutputToDevice(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "null")
 	// Major 1, minor 3 is the null device on Linux.
 	if err := syscall.Mknod(path, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
@@ -69,9 +69,9 @@ func TestIssue18Device(t *testing.T) {
 	}
 }
 
-// TestIssue18Signal: a process killed by SIGTERM or SIGINT while writing
+// TestSignalRemovesTemps: a process killed by SIGTERM or SIGINT while writing
 // leaves no temporary file behind and exits with 128 + the signal.
-func TestIssue18Signal(t *testing.T) {
+func TestSignalRemovesTemps(t *testing.T) {
 	if os.Getenv("OUTFILE_SIGNAL_CHILD") != "" {
 		RemoveTempsOnSignal()
 		Write(os.Getenv("OUTFILE_SIGNAL_CHILD"), nil, func(w io.Writer) error {
@@ -83,7 +83,7 @@ func TestIssue18Signal(t *testing.T) {
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		dir := t.TempDir()
-		cmd := exec.Command(os.Args[0], "-test.run=^TestIssue18Signal$")
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSignalRemovesTemps$")
 		cmd.Env = append(os.Environ(), "OUTFILE_SIGNAL_CHILD="+filepath.Join(dir, "x.ts"))
 		out, err := cmd.StdoutPipe()
 		if err != nil {

@@ -20,5 +20,5 @@
 // go test ./... carry neither the DuckDB driver nor its 130 MB static
 // library. It needs cgo and a C compiler; built without cgo it only says
 // so. bench/duckdb.sh times both steps and pollfit at 10M and 100M rows;
-// go test here checks the schedules at 200k rows (TestIssue13DuckDBRecipes).
+// go test here checks the schedules at 200k rows (TestDuckDBRecipes).
 package main

@@ -79,7 +79,7 @@ func (d scheduleDoc) spec(segment string) string {
 	return d.Segments[segment].Spec
 }
 
-// TestIssue13DuckDBRecipes runs docs/scale.md's DuckDB recipes on a
+// TestDuckDBRecipes runs docs/scale.md's DuckDB recipes on a
 // payments table made in DuckDB (Generate) and plans on the bins, piped
 // to pollfit plan --binned, and on the raw rows, exported to Parquet,
 // with the same budget, each fitted on all its items (--in-sample for the
@@ -94,7 +94,7 @@ func (d scheduleDoc) spec(segment string) string {
 // all ×0.979, wallet ×1.019). Fixed 1 s bins (wallet settles in 0.4 s)
 // are checked the same way, except wallet, which one bin holds (×1.22;
 // docs/scale.md).
-func TestIssue13DuckDBRecipes(t *testing.T) {
+func TestDuckDBRecipes(t *testing.T) {
 	bin := pollfit(t)
 	dir := t.TempDir()
 	db, err := sql.Open("duckdb", "")

@@ -151,6 +151,12 @@ var cliCases = []struct {
 	{"issue15_unit_ns", "fit|-i|testdata/issue15/elapsed_ns.csv|-c|elapsed|--unit|ns|-o|/dev/null", 0},
 	{"issue15_unit_too_short", "fit|-i|fixtures/payments.csv|-c|settle_s|--status|status|--unit|ns|-o|/dev/null", 0},
 	{"issue15_bad_unit", "fit|-i|fixtures/latency.csv|-c|Latency(ms)|--unit|sec", 2},
+	// Bare whole numbers read in seconds by default (a wait column of
+	// milliseconds): stdout names the unit and what --unit ms would read
+	// the median as (1066, the 200th of the 400 values, sort -n), -q or
+	// not; the JSON's input says it too.
+	{"plan_unit_default_whole", "plan|-i|testdata/input/wait_ms.csv|-c|wait|--budget|10|-q", 0},
+	{"evaluate_unit_default_whole", "evaluate|-i|testdata/input/wait_ms.csv|-c|wait|-s|now|-q", 0},
 	// Cleaning: repeated rows, --dedupe, --negative, --epoch.
 	{"issue15_repeated_rows", "fit|-i|testdata/issue15/twice.csv|-c|Latency(ms)|--status|status|-o|/dev/null", 0},
 	{"issue15_dedupe", "fit|-i|testdata/issue15/twice.csv|-c|Latency(ms)|--status|status|--dedupe|payment_id|-o|/dev/null", 0},

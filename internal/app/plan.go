@@ -138,7 +138,8 @@ func (p Plan) Run(stdout, stderr io.Writer) error {
 		}
 		return p.runModel(stdout, ages, labels)
 	}
-	sample, rep, err := p.Input.load(stderr)
+	stdout = p.Input.headed(p.Format, stdout)
+	sample, rep, err := p.Input.loadSource(stderr)
 	if err != nil {
 		return err
 	}
@@ -242,7 +243,7 @@ func (p Plan) runModel(stdout io.Writer, ages []time.Duration, labels []string) 
 
 // write writes the plan's sections: the schedule document (with -o), the
 // plot (with --plot), and the report.
-func (p Plan) write(stdout, stderr io.Writer, secs []*section, rep *ingest.Report) error {
+func (p Plan) write(stdout, stderr io.Writer, secs []*section, rep *source) error {
 	all := secs[0]
 	doc := export.Document{Schedule: all.schedule(), Meta: planMeta(all, p.Solve.Budget)}
 	for _, s := range secs[1:] {
@@ -716,7 +717,7 @@ type planJSON struct {
 	Omitted  []string               `json:"not_scored,omitempty"` // reference schedules that stop before the horizon
 	Segments map[string]segmentJSON `json:"segments,omitempty"`
 	Clock                           // wall-clock batches and schedule
-	Input    *ingest.Report         `json:"input"`
+	Input    *source                `json:"input"` // what was read, and in which unit
 	Check                           // the fit's distances from the data, the mean lag check
 }
 
@@ -744,7 +745,7 @@ func clockOf(s *section) Clock {
 	return c
 }
 
-func (p Plan) writeJSON(w io.Writer, doc export.Document, secs []*section, rep *ingest.Report) error {
+func (p Plan) writeJSON(w io.Writer, doc export.Document, secs []*section, rep *source) error {
 	var buf bytes.Buffer
 	if err := export.JSON(&buf, doc, export.JSONOptions{}); err != nil {
 		return err

@@ -243,6 +243,11 @@ var cliCases = []struct {
 	// --mean-polls alone: the fixed baseline spends the budget's mean
 	// polls under the fit, not pollfit's stuck polls, and says so.
 	{"plan_mean_polls_fixed", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--mean-polls|8|-q", 0},
+	// A mean-polls budget holds under the fit, not on the rows: an
+	// exponential fit to 1,000 rows uniform on [1, 10] s (Python's
+	// random.seed(3)) expects 9.99 polls per item and the held-out rows
+	// spend 11.8, 3.9 standard errors out, which plan says and explains.
+	{"plan_mean_polls_check", "plan|-i|testdata/input/uniform_1_10.csv|-c|settle_s|--mean-polls|10|--fit-method|exponential|-q", 0},
 	// A budget of 1: "1 stuck poll", "1 mean poll".
 	{"plan_budget_one", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--budget|1|-q", 0},
 	{"optimize_budget_one", "optimize|-i|fixtures/latency.csv|-c|Latency(ms)|--budget|1", 0},

@@ -70,8 +70,10 @@ type section struct {
 	// horizon: scored, their lag would be over the items they catch
 	// only, which flatters them.
 	Omitted []string
-	// Lag is the derived schedule's expected and realised mean lag.
-	Lag *lagCheck
+	// Lag is the derived schedule's expected and realised mean lag, Polls
+	// its mean polls per item.
+	Lag   *lagCheck
+	Polls *pollsCheck
 	// Train and Test are the rows fitted and scored on (the same sample
 	// when scored in-sample); nil once released. HeldOut says whether they
 	// differ.
@@ -345,10 +347,14 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	}
 	h := sv.Options.Horizon
 	beyond, last := 0.0, 0.0
+	// The rows scored, and those scored and fitted whose polls are known
+	// (pollsCheck).
+	var rows, known, knownFit float64
 	if model != nil {
 		beyond = modelBeyond(model, h.Seconds())
 	} else {
 		beyond, last = settledBeyond(train, h.Seconds())
+		rows, known, knownFit = test.TotalWeight(), knownPolls(test, h.Seconds()), knownPolls(train, h.Seconds())
 	}
 	sec := &section{Segment: segment, Density: d, Note: note, HorizonNote: hnote, Train: train, Test: test, HeldOut: test != train, restore: restore}
 	if model == nil {
@@ -440,7 +446,7 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		held := scored.score(sec.Clock.Schedule, optimize.ScoreOptions{Ages: []time.Duration{}, LagSE: true})
 		sec.ClockTest = &held
 	case model == nil:
-		sec.Lag = scoreLag(d, der.Result, items, sec.HeldOut, weighted, o, p.Seed)
+		sec.Lag, sec.Polls = scoreChecks(d, der.Result, items, sec.HeldOut, weighted, o, p.Seed, rows, known, knownFit, sv.Budget)
 	}
 	return sec, nil
 }
@@ -660,6 +666,7 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 	fmt.Fprintf(w, "expected: mean lag %s, %d stuck %s, %s, caught %.1f%%%s\n",
 		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, plural(r.Expected.StuckPolls, "poll"), meanPollsText(r.Expected.MeanPolls), 100*r.Expected.Caught, costSuffix(b, r.Expected))
 	writeLagCheck(w, s)
+	writePollsCheck(w, s)
 	if ex := s.Derived.Exact; ex != nil && ex != r {
 		fmt.Fprintf(w, "exact optimum (same min gap): %s", optimumText(b, r.Expected, ex.Expected))
 		if sq := s.Derived.Sqrt; sq != nil {

@@ -669,6 +669,17 @@ func fitFacts(s *section) (facts, goodness []html.Fact) {
 			goodness = append(goodness, html.Fact{Label: "mean lag check", Value: c.Warning, Warn: true})
 		}
 	}
+	if c := s.Polls; c != nil {
+		var b strings.Builder
+		writePollsCheck(&b, s)
+		line, _, _ := strings.Cut(b.String(), "\n")
+		_, line, _ = strings.Cut(line, ": ")
+		goodness = append(goodness, html.Fact{Label: "expected vs realised mean polls", Value: fmt.Sprintf("%.3g vs %.3g", c.Expected, c.Realised),
+			Note: line, Warn: c.Warning != ""})
+		if c.Warning != "" {
+			goodness = append(goodness, html.Fact{Label: "mean polls check", Value: c.Warning, Warn: true})
+		}
+	}
 	return facts, goodness
 }
 
@@ -707,6 +718,13 @@ func scheduleFacts(s *section, b optimize.Budget) []html.Fact {
 		line, _, _ := strings.Cut(w.String(), "\n")
 		label, rest, _ := strings.Cut(line, ": ")
 		out = append(out, html.Fact{Label: label + " (realised)", Value: rest})
+	}
+	if s.Polls != nil {
+		var w strings.Builder
+		writePollsCheck(&w, s)
+		line, _, _ := strings.Cut(w.String(), "\n")
+		label, rest, _ := strings.Cut(line, ": ")
+		out = append(out, html.Fact{Label: label + " polls (realised)", Value: rest})
 	}
 	if ex := s.Derived.Exact; ex != nil && ex != r {
 		v := optimumText(b, r.Expected, ex.Expected)

@@ -248,6 +248,11 @@ var cliCases = []struct {
 	// random.seed(3)) expects 9.99 polls per item and the held-out rows
 	// spend 11.8, 3.9 standard errors out, which plan says and explains.
 	{"plan_mean_polls_check", "plan|-i|testdata/input/uniform_1_10.csv|-c|settle_s|--mean-polls|10|--fit-method|exponential|-q", 0},
+	// A horizon from the data where the fit has more than 1% of items
+	// still pending: the client stops polling there, which plan says per
+	// segment (eu: 5% of its rows pending at 60 s, Python's
+	// random.seed(5); us: none, and nothing said).
+	{"plan_pending_at_horizon_segments", "plan|-i|testdata/input/regions.csv|-c|wait_s|--status|status|--pending|pending|--segment|region|--min-segment-rows|100|--budget|10|-q", 0},
 	// A budget of 1: "1 stuck poll", "1 mean poll".
 	{"plan_budget_one", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--budget|1|-q", 0},
 	{"optimize_budget_one", "optimize|-i|fixtures/latency.csv|-c|Latency(ms)|--budget|1", 0},

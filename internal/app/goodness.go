@@ -330,11 +330,14 @@ type Check struct {
 	Lag       *lagCheck `json:"mean_lag_check,omitempty"`
 	// Polls is the derived schedule's expected and realised mean polls.
 	Polls *pollsCheck `json:"mean_polls_check,omitempty"`
+	// Horizon is the share the fit has pending at the horizon, where the
+	// client stops polling.
+	Horizon *horizonCheck `json:"horizon_check,omitempty"`
 }
 
 func checkOf(s *section) Check {
 	d := s.Density
-	return Check{KS: d.KS, HoldoutKS: d.HoldoutKS, Warnings: d.Warnings, Lag: s.Lag, Polls: s.Polls}
+	return Check{KS: d.KS, HoldoutKS: d.HoldoutKS, Warnings: d.Warnings, Lag: s.Lag, Polls: s.Polls, Horizon: s.Horizon}
 }
 
 // pollsCheck sets the derived schedule's expected mean polls per item

@@ -74,6 +74,9 @@ type section struct {
 	// its mean polls per item.
 	Lag   *lagCheck
 	Polls *pollsCheck
+	// Horizon says how many items the fit has pending at the horizon,
+	// where a client of the schedule stops polling.
+	Horizon *horizonCheck
 	// Train and Test are the rows fitted and scored on (the same sample
 	// when scored in-sample); nil once released. HeldOut says whether they
 	// differ.
@@ -349,12 +352,13 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	beyond, last := 0.0, 0.0
 	// The rows scored, and those scored and fitted whose polls are known
 	// (pollsCheck).
-	var rows, known, knownFit float64
+	var rows, known, knownFit, olderPending float64
 	if model != nil {
 		beyond = modelBeyond(model, h.Seconds())
 	} else {
 		beyond, last = settledBeyond(train, h.Seconds())
 		rows, known, knownFit = test.TotalWeight(), knownPolls(test, h.Seconds()), knownPolls(train, h.Seconds())
+		olderPending = pendingOlder(train, h.Seconds())
 	}
 	sec := &section{Segment: segment, Density: d, Note: note, HorizonNote: hnote, Train: train, Test: test, HeldOut: test != train, restore: restore}
 	if model == nil {
@@ -392,6 +396,19 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		if w := horizonFar(h, last); w != "" {
 			der.Result.Warnings = append(der.Result.Warnings, w)
 		}
+	}
+	from, older := "data", 0.0
+	switch {
+	case hnote == "":
+		from = "given"
+	case model != nil:
+		from = "model"
+	default:
+		older = olderPending
+	}
+	sec.Horizon = newHorizonCheck(h, from, max(0, 1-der.Result.Expected.Caught), beyond, older)
+	if w := sec.Horizon.Warning; w != "" {
+		der.Result.Warnings = append(der.Result.Warnings, w)
 	}
 	if sec.Batches != nil && sec.Batches.Found {
 		planClock(sec, dist, sv)
@@ -593,13 +610,33 @@ func planMeta(s *section, b optimize.Budget) json.RawMessage {
 			"age_phases":        c.Age.Phases,
 		}
 		b, _ := json.Marshal(m)
-		return b
+		return withHorizonMeta(b, s.Horizon)
 	}
 	r := *s.Derived.Result
 	if s.Derived.Exact != nil {
 		r.Optimum = &s.Derived.Exact.Expected
 	}
-	return resultMeta(&r, b)
+	return withHorizonMeta(resultMeta(&r, b), s.Horizon)
+}
+
+// withHorizonMeta adds to a schedule document's meta where its horizon
+// came from and the share the fit has pending there (horizonCheck), for
+// export to warn that the client stops polling while they are.
+func withHorizonMeta(meta json.RawMessage, c *horizonCheck) json.RawMessage {
+	if c == nil {
+		return meta
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(meta, &m); err != nil {
+		return meta
+	}
+	m["horizon_from"] = c.From
+	m["pending_at_horizon"] = c.Pending
+	out, err := json.Marshal(m)
+	if err != nil {
+		return meta
+	}
+	return out
 }
 
 func (p Plan) writeSection(w io.Writer, s *section) error {

@@ -296,6 +296,7 @@ func (c Compare) Run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	stdout = c.Input.headed(c.Format, stdout)
 	parts, err := c.Input.loadParts(stderr, "compare fits and scores on settle times")
 	if err != nil {
 		return err

@@ -117,7 +117,7 @@ func (r Report) Run(stdout, stderr io.Writer) error {
 	if len(values) > maxReportSteps {
 		return Usagef("--budgets: %d budgets: want at most %d for the slider", len(values), maxReportSteps)
 	}
-	sample, rep, err := r.Input.load(stderr)
+	sample, rep, err := r.Input.loadSource(stderr)
 	if err != nil {
 		return err
 	}
@@ -274,7 +274,7 @@ func (r Report) budgets(values []float64, s *section) ([]optimize.Budget, bool) 
 }
 
 // page builds the report's page from the parts.
-func (r Report) page(parts []*reportPart, rep *ingest.Report) (*html.Page, error) {
+func (r Report) page(parts []*reportPart, rep *source) (*html.Page, error) {
 	pg := &html.Page{Title: r.Title, Version: r.Version, Command: r.Command}
 	if pg.Title == "" {
 		pg.Title = "pollfit report: " + r.inputName()
@@ -327,13 +327,9 @@ func (r Report) page(parts []*reportPart, rep *ingest.Report) (*html.Page, error
 	return pg, nil
 }
 
-// inputName names the input in the title: the files, or the bundled data.
-func (r Report) inputName() string {
-	if len(r.Input.Paths) == 0 && r.Input.Bundled != nil {
-		return r.Input.Bundled.Name + " (bundled)"
-	}
-	return strings.Join(r.Input.Paths, ", ")
-}
+// inputName names the input in the title: the files, stdin, or the
+// bundled data.
+func (r Report) inputName() string { return r.Input.name() }
 
 // partIDs gives each part an HTML id: "all", and "seg-NAME" with NAME
 // made safe as in plot file names (safeName, which keeps letters and
@@ -356,7 +352,7 @@ func partIDs(parts []*reportPart) []string {
 }
 
 // partPage builds the page of one part.
-func (r Report) partPage(p *reportPart, id string, parts []*reportPart, rep *ingest.Report) (html.Part, error) {
+func (r Report) partPage(p *reportPart, id string, parts []*reportPart, rep *source) (html.Part, error) {
 	s := p.sec
 	hp := html.Part{ID: id, Title: "All items"}
 	if p.part.segmented() {
@@ -446,7 +442,7 @@ func (r Report) partPage(p *reportPart, id string, parts []*reportPart, rep *ing
 
 // dataFacts says what was read: for all items the input's counts, for
 // every part its rows, censored share, split, and the unit of the times.
-func (r Report) dataFacts(p *reportPart, rep *ingest.Report) []html.Fact {
+func (r Report) dataFacts(p *reportPart, rep *source) []html.Fact {
 	var out []html.Fact
 	s := p.sec
 	if !p.part.segmented() && rep != nil {
@@ -472,7 +468,7 @@ func (r Report) dataFacts(p *reportPart, rep *ingest.Report) []html.Fact {
 			dropped.Warn = true
 		}
 		out = append(out, dropped)
-		out = append(out, duplicatesFact(r.Input, rep))
+		out = append(out, duplicatesFact(r.Input, rep.Report))
 		if rep.Zeroed > 0 {
 			out = append(out, html.Fact{Label: "negative set to 0", Value: thousands(rep.Zeroed), Note: "lowest " + formatSeconds(rep.Lowest) + " (--negative zero)", Warn: true})
 		}
@@ -508,7 +504,7 @@ func duplicatesFact(in Input, rep *ingest.Report) html.Fact {
 
 // unitFact says in what unit the settle times were read, and why
 // (ingest.Report.Unit and UnitFrom).
-func unitFact(in Input, rep *ingest.Report) html.Fact {
+func unitFact(in Input, rep *source) html.Fact {
 	o := in.Read
 	if o.Start != "" && o.End != "" {
 		v := "timestamps: " + o.End + " − " + o.Start
@@ -532,12 +528,15 @@ func unitFact(in Input, rep *ingest.Report) html.Fact {
 		why = "the column's type says so"
 	default:
 		why = "the default: nothing said otherwise (--unit sets it)"
+		if rep.UnitHint != "" {
+			why = "the default: nothing said otherwise; " + rep.UnitHint
+		}
 	}
 	what := "bare numbers of column " + col
 	if o.Binned {
 		what = "the bins' bounds"
 	}
-	return html.Fact{Label: "unit", Value: unitName(rep.Unit), Note: what + " read in this unit: " + why + "; Go durations such as 1.5s carry their own"}
+	return html.Fact{Label: "unit", Value: unitName(rep.Unit), Note: what + " read in this unit: " + why + "; Go durations such as 1.5s carry their own", Warn: rep.UnitHint != ""}
 }
 
 func columnName(in Input) string {
@@ -670,6 +669,17 @@ func fitFacts(s *section) (facts, goodness []html.Fact) {
 			goodness = append(goodness, html.Fact{Label: "mean lag check", Value: c.Warning, Warn: true})
 		}
 	}
+	if c := s.Polls; c != nil {
+		var b strings.Builder
+		writePollsCheck(&b, s)
+		line, _, _ := strings.Cut(b.String(), "\n")
+		_, line, _ = strings.Cut(line, ": ")
+		goodness = append(goodness, html.Fact{Label: "expected vs realised mean polls", Value: fmt.Sprintf("%.3g vs %.3g", c.Expected, c.Realised),
+			Note: line, Warn: c.Warning != ""})
+		if c.Warning != "" {
+			goodness = append(goodness, html.Fact{Label: "mean polls check", Value: c.Warning, Warn: true})
+		}
+	}
 	return facts, goodness
 }
 
@@ -708,6 +718,13 @@ func scheduleFacts(s *section, b optimize.Budget) []html.Fact {
 		line, _, _ := strings.Cut(w.String(), "\n")
 		label, rest, _ := strings.Cut(line, ": ")
 		out = append(out, html.Fact{Label: label + " (realised)", Value: rest})
+	}
+	if s.Polls != nil {
+		var w strings.Builder
+		writePollsCheck(&w, s)
+		line, _, _ := strings.Cut(w.String(), "\n")
+		label, rest, _ := strings.Cut(line, ": ")
+		out = append(out, html.Fact{Label: label + " polls (realised)", Value: rest})
 	}
 	if ex := s.Derived.Exact; ex != nil && ex != r {
 		v := optimumText(b, r.Expected, ex.Expected)

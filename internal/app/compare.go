@@ -110,6 +110,9 @@ type entry struct {
 	Kind     string // "phased", "exact", "family" or "user"
 	Schedule optimize.Schedule
 	Tuned    *optimize.Tuned // a family's tuning; nil for the other kinds
+	// Expected is a derived schedule's expectation under the fit, what
+	// its budget holds; nil for the other kinds.
+	Expected *optimize.Expectation
 }
 
 // Kinds of entry.
@@ -135,18 +138,14 @@ func (a *arena) contenders(b optimize.Budget, fams []optimize.Family, opt optimi
 	if der.Result.Method != "exact" {
 		s := der.Result.Schedule
 		s.Name = "pollfit"
-		out = append(out, entry{Kind: kindPhased, Schedule: s})
+		out = append(out, entry{Kind: kindPhased, Schedule: s, Expected: &der.Result.Expected})
 	}
 	if der.Exact != nil {
 		s := der.Exact.Schedule
 		s.Name = "exact"
-		out = append(out, entry{Kind: kindExact, Schedule: s})
+		out = append(out, entry{Kind: kindExact, Schedule: s, Expected: &der.Exact.Expected})
 	}
-	exps := []optimize.Expectation{der.Result.Expected}
-	if der.Exact != nil {
-		exps = append(exps, der.Exact.Expected)
-	}
-	t := a.target(b, out, exps, opt)
+	t := a.target(b, out, opt)
 	return append(out, a.tune(t, fams, der.Result.Options, opt)...), t, nil
 }
 
@@ -364,7 +363,7 @@ func (c Compare) score(pt part, a *arena, entries []entry, t optimize.Budget, op
 		scores[i] = scoringOf(a.test, a.testItems).score(e.Schedule, opt)
 	}
 	judged := a.judge(entries, scores, t, opt)
-	order := apartLast(judged)
+	order := apartLast(entries, judged)
 	entries, scores, judged = permute(entries, order), permute(scores, order), permute(judged, order)
 	r.entries, r.scores = entries, scores
 	scheds := make([]optimize.Schedule, len(entries))

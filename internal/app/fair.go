@@ -27,20 +27,24 @@ const catchTolerance = 0.0005
 
 // target returns the spend the families are tuned to under budget b: b
 // itself, unless pollfit's derived schedules cannot spend it (their
-// expected spend under the fit, expected, is below 1 − SpendTolerance of
-// it on a kind of polls: their min gap or grid binds), when on that kind
-// it is the most they spend on the items fitted on, where the families
-// are tuned: so that no family is held to more polls than pollfit can
-// make.
-func (a *arena) target(b optimize.Budget, derived []entry, expected []optimize.Expectation, opt optimize.ScoreOptions) optimize.Budget {
+// expected spend under the fit, entry.Expected, is below
+// 1 − SpendTolerance of it on a kind of polls: their min gap or grid
+// binds, or they need no more), when on that kind it is the most they
+// spend on the items fitted on, where the families are tuned: so that no
+// family is held to more polls than pollfit makes.
+func (a *arena) target(b optimize.Budget, derived []entry, opt optimize.ScoreOptions) optimize.Budget {
 	t := optimize.Budget{StuckPolls: b.StuckPolls, MeanPolls: b.MeanPolls}
-	if len(derived) == 0 || len(expected) == 0 {
-		return t
-	}
 	stuckShort, meanShort := b.StuckPolls > 0, b.MeanPolls > 0
-	for _, e := range expected {
-		stuckShort = stuckShort && float64(e.StuckPolls) < (1-optimize.SpendTolerance)*float64(b.StuckPolls)
-		meanShort = meanShort && e.MeanPolls < (1-optimize.SpendTolerance)*b.MeanPolls
+	n := 0
+	for _, d := range derived {
+		if e := d.Expected; e != nil {
+			n++
+			stuckShort = stuckShort && float64(e.StuckPolls) < (1-optimize.SpendTolerance)*float64(b.StuckPolls)
+			meanShort = meanShort && e.MeanPolls < (1-optimize.SpendTolerance)*b.MeanPolls
+		}
+	}
+	if n == 0 {
+		return t
 	}
 	if !stuckShort && !meanShort {
 		return t
@@ -97,6 +101,13 @@ func (a *arena) judge(entries []entry, scores []optimize.Score, t optimize.Budge
 		}
 		var why []string
 		switch e.Kind {
+		case kindPhased, kindExact:
+			// Held to its budget in expectation under the fit: judged
+			// there, not on the items.
+			if x := e.Expected; x != nil && !optimize.Spent(t, float64(x.StuckPolls), x.MeanPolls) {
+				why = append(why, fmt.Sprintf("spends %s under the fit, not the %s the families are held to: its phases cannot spend more (plan says which constraint binds)",
+					spendText(report.Spend{StuckPolls: float64(x.StuckPolls), MeanPolls: x.MeanPolls}, t), budgetText(t)))
+			}
 		case kindFamily:
 			c.Tuning = e.Tuned.Freed
 			if !optimize.Spent(t, e.Tuned.StuckPolls, e.Tuned.MeanPolls) {
@@ -139,18 +150,22 @@ func spendText(s report.Spend, t optimize.Budget) string {
 	return strings.Join(parts, " and ")
 }
 
-// apartLast returns the order that puts the rows marked apart after the
-// others, each group in its order.
-func apartLast(cs []*report.Comparison) []int {
-	var order []int
-	for _, apart := range []bool{false, true} {
-		for i, c := range cs {
-			if (c != nil && !c.Comparable) == apart {
-				order = append(order, i)
-			}
+// apartLast returns the order of the entries that keeps the derived
+// schedules first and puts the other rows marked apart after the rest,
+// each group in its order.
+func apartLast(entries []entry, cs []*report.Comparison) []int {
+	var derived, rest, apart []int
+	for i, c := range cs {
+		switch {
+		case entries[i].Kind == kindPhased || entries[i].Kind == kindExact:
+			derived = append(derived, i)
+		case c != nil && !c.Comparable:
+			apart = append(apart, i)
+		default:
+			rest = append(rest, i)
 		}
 	}
-	return order
+	return slices.Concat(derived, rest, apart)
 }
 
 // permute returns xs in the given order.
@@ -179,7 +194,9 @@ func sameCost(scores []optimize.Score, entries []entry, rows []report.Row) strin
 		}
 		switch e.Kind {
 		case kindPhased, kindExact:
-			opt = append(opt, i)
+			if !rows[i].Apart() {
+				opt = append(opt, i)
+			}
 		case kindFamily:
 			families++
 			if rows[i].Apart() {

@@ -137,8 +137,11 @@ func TestJudgeMarksApart(t *testing.T) {
 		sc := optimize.ScoreSchedule(s, items, optimize.ScoreOptions{})
 		return &optimize.Tuned{Schedule: s, StuckPolls: sc.StuckPolls, MeanPolls: sc.MeanPolls, Short: shortWhy}
 	}
+	few := optimize.MustParseSpec("every 25s until 100s") // 5 polls: its phases could not spend 10
+	few.Name = "exact"
 	entries := []entry{
-		{Kind: kindPhased, Schedule: pollfit},
+		{Kind: kindPhased, Schedule: pollfit, Expected: &optimize.Expectation{StuckPolls: 10}},
+		{Kind: kindExact, Schedule: few, Expected: &optimize.Expectation{StuckPolls: 5}},
 		{Kind: kindFamily, Schedule: short, Tuned: tuned(short, "spends 6 of 10 stuck polls even at its densest, with gaps from 20s")},
 		{Kind: kindFamily, Schedule: early, Tuned: tuned(early, "")},
 		{Kind: kindFamily, Schedule: good, Tuned: tuned(good, "")},
@@ -155,6 +158,7 @@ func TestJudgeMarksApart(t *testing.T) {
 	judged := a.judge(entries, scores, t10, opt)
 	want := map[string]string{
 		"pollfit": "",
+		"exact":   "spends 5 stuck polls under the fit, not the 10 stuck polls the families are held to",
 		"linear":  "spends 6 of 10 stuck polls even at its densest",
 		"exp":     "catches 80.0% of the items against pollfit's 100.0%: its lags count only the items it catches",
 		"fib":     "",
@@ -166,13 +170,13 @@ func TestJudgeMarksApart(t *testing.T) {
 			t.Errorf("%s: comparable %v, why %q; want why %q", e.Schedule.Name, c.Comparable, c.Why, w)
 		}
 	}
-	order := apartLast(judged)
+	order := apartLast(entries, judged)
 	var names []string
 	for _, i := range order {
 		names = append(names, entries[i].Schedule.Name)
 	}
-	if got := strings.Join(names, " "); got != "pollfit fib linear exp mine" {
-		t.Errorf("order %q, want the rows apart last", got)
+	if got := strings.Join(names, " "); got != "pollfit exact fib linear exp mine" {
+		t.Errorf("order %q, want the derived schedules first, then the other rows apart last", got)
 	}
 	// exp lags least of the families on what it catches; fib is the best
 	// family compared.
@@ -181,15 +185,16 @@ func TestJudgeMarksApart(t *testing.T) {
 		rows[i] = report.NewRow(scores[i], nil, nil)
 		rows[i].Comparison = judged[i]
 	}
-	if scores[2].MeanLag >= scores[3].MeanLag {
-		t.Fatalf("exp mean lag %v, fib %v: want exp lower, to test that it is not named", scores[2].MeanLag, scores[3].MeanLag)
+	if scores[3].MeanLag >= scores[4].MeanLag {
+		t.Fatalf("exp mean lag %v, fib %v: want exp lower, to test that it is not named", scores[3].MeanLag, scores[4].MeanLag)
 	}
 	line := sameCost(scores, entries, rows)
-	if !strings.Contains(line, "against the best family, fib at") || !strings.Contains(line, "(10 stuck polls each)") {
-		t.Errorf("sameCost = %q, want fib named and the spend stated", line)
+	if !strings.Contains(line, "against the best family, fib at") || !strings.Contains(line, "(10 stuck polls each)") ||
+		!strings.Contains(line, ": pollfit ") || strings.Contains(line, "exact") {
+		t.Errorf("sameCost = %q, want fib named, the spend stated and only pollfit compared", line)
 	}
 	// With every family apart, no comparison.
-	for i := 1; i < 4; i++ {
+	for i := 2; i < 5; i++ {
 		rows[i].Comparison = &report.Comparison{Why: "apart"}
 	}
 	if line := sameCost(scores, entries, rows); !strings.HasPrefix(line, "no family spends the budget") {

@@ -225,22 +225,18 @@ func (r Report) entries(s *section, a *arena, fams []optimize.Family, users []op
 		if s.Clock != nil {
 			sc.Name = "age-only"
 		}
-		out = append(out, entry{Kind: kindPhased, Schedule: sc})
+		out = append(out, entry{Kind: kindPhased, Schedule: sc, Expected: &res.Expected})
 	}
 	if der.Exact != nil {
 		sc := der.Exact.Schedule
 		sc.Name = "exact"
-		out = append(out, entry{Kind: kindExact, Schedule: sc})
+		out = append(out, entry{Kind: kindExact, Schedule: sc, Expected: &der.Exact.Expected})
 	}
 	b := r.Solve.Budget
 	if b.PollCost > 0 {
 		b = optimize.Budget{StuckPolls: res.Expected.StuckPolls}
 	}
-	exps := []optimize.Expectation{res.Expected}
-	if der.Exact != nil {
-		exps = append(exps, der.Exact.Expected)
-	}
-	t := a.target(b, out, exps, opt)
+	t := a.target(b, out, opt)
 	out = append(out, a.tune(t, fams, res.Options, opt)...)
 	for _, u := range users {
 		out = append(out, entry{Kind: kindUser, Schedule: u})

@@ -16,9 +16,11 @@ import (
 // schedule spends (optimize.Tune, within optimize.SpendTolerance on the
 // items fitted on) and polls to the same horizon, so that it catches the
 // same items. A row that does not (a family that cannot spend the budget
-// even with its shape freed, a user's schedule as given, a schedule that
-// catches fewer items) is marked, shown after the others and never named
-// the best family nor used in a headline.
+// even with all its parameters free, a user's schedule as given, a
+// schedule that catches other items, a derived schedule whose phases
+// cannot spend the budget) is marked, shown after the others (the derived
+// schedules stay first) and never named the best family nor used in a
+// headline.
 
 // catchTolerance is how far a row's share caught may differ from
 // pollfit's and the row still count as catching the same items: 0.05
@@ -43,10 +45,7 @@ func (a *arena) target(b optimize.Budget, derived []entry, opt optimize.ScoreOpt
 			meanShort = meanShort && e.MeanPolls < (1-optimize.SpendTolerance)*b.MeanPolls
 		}
 	}
-	if n == 0 {
-		return t
-	}
-	if !stuckShort && !meanShort {
+	if n == 0 || !stuckShort && !meanShort {
 		return t
 	}
 	var stuck, mean float64

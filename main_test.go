@@ -42,6 +42,10 @@ var cliCases = []struct {
 	{"compare_poll_cost", "compare|-i|fixtures/payments.csv|-c|settle_s|--poll-cost|0.5", 2},
 	{"sweep_payments", "sweep|-i|fixtures/payments.csv|-c|settle_s|--horizon|15m|--budgets|20..80:3|--families|exp,fixed|--phases|exact|-s|before|-q", 0},
 	{"sweep_bad_budgets", "sweep|-i|fixtures/payments.csv|-c|settle_s|--budgets|80..20", 2},
+	// Every family spends the budget where the default min gap (500 ms)
+	// kept their shapes as written from it (linear spent 50 of 152).
+	{"compare_payments_equal_spend", "compare|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--budget|152|-q", 0},
+	{"sweep_payments_families", "sweep|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--budgets|37..152:2|-q", 0},
 	// Usage errors: said before any row is read (no "read … rows" line).
 	{"fit_bad_bandwidth", "fit|-i|fixtures/payments.csv|-c|settle_s|--bandwidth|wide", 2},
 	{"fit_dist_and_input", "fit|--dist|lognormal:mu=1,sigma=1|-i|fixtures/payments.csv|-c|settle_s", 2},

@@ -437,11 +437,17 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	// The fixed baseline spends the age-only schedule's stuck polls (a
 	// wall-clock schedule spends few on stuck items, which would starve
 	// it), and no more mean polls under the fit than the budget allows.
+	// When the derived schedule spends less than the mean-poll budget
+	// (its min gap binds), the fixed baseline is held to what it spends.
 	_, stuck := der.Result.Schedule.StuckPollsRange()
-	fixed, err := fixedLike(sv.Budget, stuck, dist, o)
+	fb := sv.Budget
+	if m := der.Result.Expected.MeanPolls; fb.MeanPolls > 0 && m < (1-optimize.SpendTolerance)*fb.MeanPolls {
+		fb.MeanPolls = m
+	}
+	fixed, err := fixedLike(fb, stuck, dist, o)
 	if err == nil {
 		scheds = append(scheds, fixed)
-		sec.FixedNote = fixedNote(sv.Budget, stuck)
+		sec.FixedNote = fixedNote(fb, stuck, fb.MeanPolls != sv.Budget.MeanPolls)
 	}
 	scored := scoringOf(test, items)
 	ages, labels = HorizonAges(ages, labels, o.Horizon)
@@ -451,6 +457,10 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	for i, s := range scheds {
 		scores[i] = scored.score(s, opt)
 		sec.Rows = append(sec.Rows, report.NewRow(scores[i], labels, nil))
+	}
+	if err == nil {
+		last := len(scheds) - 1
+		sec.Rows[last].Comparison = fixedComparison(fb, stuck, fixed, dist, o, scores[0], scores[last])
 	}
 	sec.Schedules = scheds
 	if d != nil {
@@ -565,9 +575,53 @@ func fixedLike(b optimize.Budget, stuck int, d optimize.Distribution, o optimize
 	return f.Schedule(hi, o.Horizon), nil
 }
 
+// fixedComparison says how plan's fixed baseline f, tuned by fixedLike to
+// b and the derived schedule's stuck polls, stands against the derived
+// schedule (see judge): whether it spends that within
+// optimize.SpendTolerance (stuck polls as they are, mean polls under the
+// fit d, as the derived schedule is held to them) and catches the same
+// items on the rows scored (ref its score, own the baseline's).
+func fixedComparison(b optimize.Budget, stuck int, f optimize.Schedule, d optimize.Distribution, o optimize.Options, ref, own optimize.Score) *report.Comparison {
+	t := optimize.Budget{MeanPolls: b.MeanPolls}
+	if b.StuckPolls > 0 || b.MeanPolls == 0 {
+		t.StuckPolls = stuck
+	}
+	c := &report.Comparison{Comparable: true, Target: report.Spend{StuckPolls: float64(t.StuckPolls), MeanPolls: t.MeanPolls}}
+	if t.StuckPolls > 0 {
+		c.Fitted.StuckPolls = float64(f.StuckPolls())
+	}
+	mean := math.NaN()
+	if e, err := optimize.Expect(f, d, o); err == nil {
+		mean = e.MeanPolls
+	}
+	if t.MeanPolls > 0 && !math.IsNaN(mean) {
+		c.Fitted.MeanPolls = mean
+	}
+	var why []string
+	switch {
+	case t.StuckPolls > 0 && c.Fitted.StuckPolls > float64(t.StuckPolls):
+		why = append(why, fmt.Sprintf("spends %s, more than pollfit's %s: the sparsest fixed schedule polls at the start and at the horizon", spendText(c.Fitted, t), budgetText(t)))
+	case !optimize.Spent(t, c.Fitted.StuckPolls, mean):
+		why = append(why, fmt.Sprintf("spends %s (mean polls under the fit) of %s at its least gap, the min gap %s", spendText(c.Fitted, t), budgetText(t), optimize.FormatDuration(o.MinGap)))
+	}
+	if ref.HasData && own.HasData {
+		c.CaughtVsReference = own.Caught - ref.Caught
+		if math.Abs(c.CaughtVsReference) > catchTolerance {
+			why = append(why, fmt.Sprintf("catches %.1f%% of the rows against %s's %.1f%%", 100*own.Caught, ref.Name, 100*ref.Caught))
+		}
+	}
+	if len(why) > 0 {
+		c.Comparable, c.Why = false, strings.Join(why, "; ")
+	}
+	return c
+}
+
 // fixedNote says what the fixed baseline of plan's table was tuned to
 // (see fixedLike).
-func fixedNote(b optimize.Budget, stuck int) string {
+//
+// With ownMean, b's mean polls are what the derived schedule expects to
+// spend, less than the budget's.
+func fixedNote(b optimize.Budget, stuck int, ownMean bool) string {
 	var to []string
 	short := ""
 	if b.StuckPolls > 0 || b.MeanPolls == 0 {
@@ -581,7 +635,10 @@ func fixedNote(b optimize.Budget, stuck int) string {
 			to = append(to, fmt.Sprintf("pollfit's %d stuck polls", stuck))
 		}
 	}
-	if b.MeanPolls > 0 {
+	switch {
+	case b.MeanPolls > 0 && ownMean:
+		to = append(to, fmt.Sprintf("pollfit's %.4g mean polls per item under the fit (less than --mean-polls)", b.MeanPolls))
+	case b.MeanPolls > 0:
 		to = append(to, fmt.Sprintf("the budget's %.4g mean polls per item under the fit (--mean-polls)", b.MeanPolls))
 	}
 	return "fixed: one gap, the smallest that spends at most " + strings.Join(to, " and ") + short

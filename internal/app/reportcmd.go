@@ -144,11 +144,11 @@ func (r Report) Run(stdout, stderr io.Writer) error {
 		}
 		a := arenaOf(sec, r.Solve)
 		opt := optimize.ScoreOptions{Ages: sec.Ages, Seed: r.Seed, Draws: r.Draws}
-		entries, warnings, err := r.entries(sec, a, fams, users, opt)
+		entries, t, err := r.entries(sec, a, fams, users, opt)
 		if err != nil {
 			return nil, err
 		}
-		cmpn := cmp.score(pt, a, entries, warnings, opt, sec.Labels)
+		cmpn := cmp.score(pt, a, entries, t, opt, sec.Labels)
 		budgets, byMean := r.budgets(values, sec)
 		rows, sweepWarnings, err := sw.sweep(a, pt, len(parts) > 1, budgets, byMean, fams, users, stderr)
 		if err != nil {
@@ -208,15 +208,16 @@ func arenaOf(s *section, sv Solve) *arena {
 
 // entries are the schedules the report compares: plan's derived schedule
 // and exact optimum, the families tuned to the plan's budget (to the
-// derived schedule's stuck polls under a poll cost) and the user's.
-func (r Report) entries(s *section, a *arena, fams []optimize.Family, users []optimize.Schedule, opt optimize.ScoreOptions) ([]entry, []string, error) {
+// derived schedule's stuck polls under a poll cost; see arena.target),
+// which it returns, and the user's.
+func (r Report) entries(s *section, a *arena, fams []optimize.Family, users []optimize.Schedule, opt optimize.ScoreOptions) ([]entry, optimize.Budget, error) {
 	der := s.Derived
 	var out []entry
 	res := der.Result
 	if c := s.Clock; c != nil {
 		sc := c.Schedule
 		sc.Name = "pollfit"
-		out = append(out, entry{kindPhased, sc})
+		out = append(out, entry{Kind: kindPhased, Schedule: sc})
 	}
 	if res.Method != "exact" {
 		sc := res.Schedule
@@ -224,26 +225,23 @@ func (r Report) entries(s *section, a *arena, fams []optimize.Family, users []op
 		if s.Clock != nil {
 			sc.Name = "age-only"
 		}
-		out = append(out, entry{kindPhased, sc})
+		out = append(out, entry{Kind: kindPhased, Schedule: sc, Expected: &res.Expected})
 	}
 	if der.Exact != nil {
 		sc := der.Exact.Schedule
 		sc.Name = "exact"
-		out = append(out, entry{kindExact, sc})
+		out = append(out, entry{Kind: kindExact, Schedule: sc, Expected: &der.Exact.Expected})
 	}
 	b := r.Solve.Budget
 	if b.PollCost > 0 {
 		b = optimize.Budget{StuckPolls: res.Expected.StuckPolls}
 	}
-	tuned, warnings, err := a.tune(b, fams, res.Options.MinGap, opt)
-	if err != nil {
-		return nil, nil, err
-	}
-	out = append(out, tuned...)
+	t := a.target(b, out, opt)
+	out = append(out, a.tune(t, fams, res.Options, opt)...)
 	for _, u := range users {
-		out = append(out, entry{kindUser, u})
+		out = append(out, entry{Kind: kindUser, Schedule: u})
 	}
-	return out, warnings, nil
+	return out, t, nil
 }
 
 // budgets returns the budgets of the part's sweep: those given, or
@@ -436,7 +434,7 @@ func (r Report) partPage(p *reportPart, id string, parts []*reportPart, rep *sou
 	if err != nil {
 		return hp, err
 	}
-	hp.FamilyNotes = p.cmp.warnings
+	hp.FamilyNotes = append(comparisonNotes(p.cmp.rows), p.cmp.warnings...)
 	return hp, nil
 }
 
@@ -887,7 +885,8 @@ func budgetPage(p *reportPart, id string, plan optimize.Budget) (html.Budget, er
 }
 
 // sweepPeers returns, at the sweep's budget value v, the exact optimum's
-// row and the tuned family with the least mean lag.
+// row and the tuned family with the least mean lag among those at the
+// same cost and coverage as the derived schedule (SweepRow.Comparable).
 func sweepPeers(rows []SweepRow, v float64) (exact, fam *SweepRow) {
 	for i := range rows {
 		r := &rows[i]
@@ -898,6 +897,9 @@ func sweepPeers(rows []SweepRow, v float64) (exact, fam *SweepRow) {
 		case kindExact:
 			exact = r
 		case kindFamily:
+			if !r.Comparable() {
+				continue
+			}
 			if fam == nil || r.MeanLag < fam.MeanLag {
 				fam = r
 			}

@@ -54,6 +54,7 @@ type phaseSpace struct {
 	// used) and lattice point, the least cost and how it was reached.
 	best [][]float64
 	bk   [][]back
+	scr  *screener // the local search's screen, made on first use
 }
 
 // back is how a lattice point was reached at a layer: by a phase of gaps[gap]
@@ -537,7 +538,7 @@ func (sp *phaseSpace) finish(s Schedule, k int, grow bool, buf *lsBuf) Schedule 
 			} else if sp.bounds == nil {
 				// The poll before the phase's last: Until may be any age
 				// after it, up to the last.
-				before := ends[i] - p.GapAt(gapsIn(p, prev, ends[i]))
+				before := ends[i] - p.GapAt(sp.gapsIn(p, prev, ends[i]))
 				out.Phases[i].Until = roundestIn(before, ends[i])
 			}
 		}
@@ -547,7 +548,29 @@ func (sp *phaseSpace) finish(s Schedule, k int, grow bool, buf *lsBuf) Schedule 
 }
 
 // gapsIn returns how many gaps repeating phase p makes from a poll at from
-// to its last poll at end.
+// to its last poll at end: for a constant gap or a growing phase screen
+// takes, from the phase's gaps (see growth), else poll by poll.
+func (sp *phaseSpace) gapsIn(p Phase, from, end time.Duration) int {
+	if end <= from {
+		return 0
+	}
+	if p.Growth == Fixed {
+		if g := p.GapAt(1); g > 0 {
+			n := int((end - from) / g)
+			if (end-from)%g != 0 {
+				n++
+			}
+			return n
+		}
+	} else if gr, _ := sp.growthOf(sp.screener(), p); gr != nil {
+		if n := gr.firstAbove(end-from, false); n <= len(gr.gaps) || gr.capped {
+			return n
+		}
+	}
+	return gapsIn(p, from, end)
+}
+
+// gapsIn is sp.gapsIn poll by poll.
 func gapsIn(p Phase, from, end time.Duration) int {
 	n := 0
 	for last := from; last < end; {
@@ -617,7 +640,7 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 		if i > 0 {
 			prev = x.ends[i-1]
 		}
-		n := gapsIn(p, prev, x.ends[i])
+		n := sp.gapsIn(p, prev, x.ends[i])
 		if d > 0 {
 			return x.ends[i] + 1, true // one more gap
 		}
@@ -626,14 +649,19 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 		}
 		return x.ends[i] - p.GapAt(n), true // stops at the poll before
 	}
+	// The neighbours' phases are cut from one arena, reused each step:
+	// only the schedule moved to outlives its step, and it is copied out
+	// (three-index slices make an append to a neighbour's phases copy).
+	var arena []Phase
 	clone := func(s Schedule) Schedule {
-		s.Phases = slices.Clone(s.Phases)
+		n := len(arena)
+		arena = append(arena, s.Phases...)
+		s.Phases = arena[n:len(arena):len(arena)]
 		return s
 	}
-	// single returns the schedules one move of an end, a gap or the start
-	// away from x; with growth, also the moves of a phase's growth.
-	single := func(x lsEval, growth bool) []Schedule {
-		var out []Schedule
+	// single appends to out the schedules one move of an end, a gap or the
+	// start away from x; with growth, also the moves of a phase's growth.
+	single := func(out []Schedule, x lsEval, growth bool) []Schedule {
 		for _, d := range []int{-1, 1} {
 			y := clone(x.s)
 			y.Start += time.Duration(d) * lat
@@ -711,7 +739,7 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 			break
 		}
 		best := cur
-		for _, y := range single(cur, grow) {
+		for _, y := range single(nil, cur, grow) {
 			if r := evalLanded(y); r.valid && (overspend(r.e, b) < overspend(best.e, b) ||
 				overspend(r.e, b) == overspend(best.e, b) && r.obj < best.obj) {
 				best = r
@@ -725,14 +753,24 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 	if !cur.ok {
 		return cur
 	}
+	var cands, ones []Schedule
+	var scratch []time.Duration
 	for range maxMoves {
+		cur.s.Phases = slices.Clone(cur.s.Phases) // out of the arena
+		arena = arena[:0]
 		x := cur
 		n := len(x.s.Phases)
 		phases := x.s.PhaseCount()
-		cands := single(x, grow)
-		for _, y := range single(x, false) {
-			yy := sp.eval(y, k, grow, b, buf) // its ends, valid or not
-			cands = append(cands, single(yy, false)...)
+		cands = single(cands[:0], x, grow)
+		ones = single(ones[:0], x, false)
+		for _, y := range ones {
+			// Its ends, valid or not.
+			yy := lsEval{s: y}
+			var fast bool
+			if yy.ends, _, _, fast = sp.quickWalk(y, k, grow, nil); !fast {
+				yy = sp.eval(y, k, grow, b, buf)
+			}
+			cands = single(cands, yy, false)
 		}
 		for i := 0; i+1 < n; i++ { // merge i and i+1
 			a, c := x.s.Phases[i], x.s.Phases[i+1]
@@ -764,7 +802,7 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 				if i > 0 {
 					prev = x.ends[i-1]
 				}
-				polls := gapsIn(a, prev, x.ends[i])
+				polls := sp.gapsIn(a, prev, x.ends[i])
 				f := nearestFactor(math.Pow(float64(c.Gap)/float64(a.Gap), 1/float64(max(polls, 1))))
 				y := clone(x.s)
 				y.Phases[i+1] = Phase{Growth: Exponential, Gap: a.Gap, Factor: f, Cap: c.Gap, Until: c.Until}
@@ -818,7 +856,7 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 			y.Phases[n-1] = Phase{Growth: Once, Gap: h - prev}
 			cands = append(cands, y)
 			{ // or repeat until one poll fewer, then close
-				if g := gapsIn(p, prev, h); g >= 2 {
+				if g := sp.gapsIn(p, prev, h); g >= 2 {
 					before := h - p.GapAt(g)
 					y := clone(x.s)
 					y.Phases[n-1].Until = before
@@ -829,8 +867,13 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 		}
 		next := cur
 		try := func(y Schedule) bool {
+			thr := next.obj - 1e-12*max(1, math.Abs(next.obj))
+			var valid, exact bool
+			if scratch, valid, exact = sp.screen(y, k, grow, b, thr, scratch); !exact {
+				return valid // ruled out
+			}
 			r := sp.eval(y, k, grow, b, buf)
-			if r.ok && r.obj < next.obj-1e-12*max(1, math.Abs(next.obj)) {
+			if r.ok && r.obj < thr {
 				next = r
 			}
 			return r.valid

@@ -1,0 +1,499 @@
+package optimize
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"time"
+)
+
+// Screening the local search's neighbours.
+//
+// improve tries several hundred neighbours a step, and eval walks each
+// one poll by poll (Phase.GapAt, model.at): O(polls) a neighbour, most of
+// a plan's time. Nearly all of them lose to the best neighbour found by
+// far more than rounding, so screen first estimates each in O(phases) and
+// improve evaluates exactly (eval) only those the estimate cannot rule
+// out. The moves taken are those of evaluating every neighbour exactly,
+// so the schedules found are the same, bit for bit.
+//
+// The estimate telescopes the gap lags of model.w over the polls
+// t_0 < … < t_m = H of a schedule:
+//
+//	E[lag; T ≤ H] = G(H) − Σ_{i<m} (t_{i+1} − t_i)·F(t_i),
+//	E[polls]      = (m + 1) − Σ_{i<m} F(t_i),
+//
+// and a phase of constant gap g from t_0 making n polls adds to the sums
+// F along its progression, Σ_{j<n} F(t_0 + j·g): a difference of prefix
+// sums kept per gap on the grid (progTable), plus the CDF's slope in the
+// cell times the offset of t_0 in it when the progression lies between
+// grid points, as the model is linear there. A growing phase's polls
+// (exp, linear) are summed once per first gap and start, and kept
+// (growSums). Both sums differ from eval's by rounding only, which
+// screenTol bounds.
+
+// screenTol is the relative bound, per poll and per unit of the horizon
+// in seconds, on how far screen's figures may lie from eval's: a
+// thousand times more than the rounding of either sum (each term of
+// either is a few ulps of G(H) ≤ H).
+const screenTol = 1e-12
+
+// Limits of what screen keeps: grid cells in prefix-sum tables (8 bytes
+// each, two tables a gap), growing phases' gaps per phase, and the slots
+// of the caches of growing phases' gaps and sums (direct-mapped: a
+// phase evicts the one in its slot).
+const (
+	maxTableCells = 1 << 21
+	maxGrowGaps   = 1 << 16
+	growSlots     = 1 << 9
+	sumSlots      = 1 << 12
+)
+
+// screener holds what screen keeps across neighbours for one phaseSpace.
+type screener struct {
+	slope  []float64 // per grid cell k: (F(t_{k+1}⁻) − F(t_k))/δ, the CDF's slope inside it
+	tables map[int]*progTable
+	cells  int // in tables
+	grows  [growSlots]growSlot
+	sums   [sumSlots]sumSlot
+	segs   []qseg
+}
+
+type growSlot struct {
+	key  growKey
+	gr   *growth // nil: not taken
+	full bool
+}
+
+type sumSlot struct {
+	key growStart
+	gs  *growSums
+}
+
+// hash mixes a growing phase's rule (and a start) into a slot index.
+func (k growKey) hash(t0 time.Duration) uint64 {
+	h := uint64(k.growth)*0x9e3779b97f4a7c15 ^ uint64(k.gap)*0xc2b2ae3d27d4eb4f ^ uint64(k.step)*0x165667b19e3779f9 ^
+		uint64(k.cap)*0x27d4eb2f165667c5 ^ math.Float64bits(k.factor)*0x94d049bb133111eb ^ uint64(t0)*0xbf58476d1ce4e5b9
+	return h ^ h>>29
+}
+
+// progTable holds prefix sums along the progressions of a gap of c grid
+// cells: f[k] = F(t_k) + f[k−c] and s[k] = slope[k] + s[k−c] (0 below 0),
+// summed with Neumaier's compensation so that a difference of two is
+// within a few ulps.
+type progTable struct {
+	c    int
+	f, s []float64
+}
+
+// growKey is a growing phase's rule, which fixes its gaps.
+type growKey struct {
+	growth         Growth
+	gap, step, cap time.Duration
+	factor         float64
+}
+
+// growth is a growing phase's gaps, GapAt(1), GapAt(2), …, up to the first
+// that equals its limit (all later ones do: capped) or until they add up
+// past the horizon; cum[i] is the sum of the first i.
+type growth struct {
+	gaps   []time.Duration
+	cum    []time.Duration
+	limit  time.Duration
+	capped bool
+}
+
+// growStart is a growing phase starting from a poll at t0.
+type growStart struct {
+	growKey
+	t0 time.Duration
+}
+
+// growSums holds, for a growing phase from t0, f[i] = Σ_{j<i} F(t0 +
+// cum[j]) and g[i] = Σ_{j<i} gaps[j]·F(t0 + cum[j]), for the polls up to
+// the horizon.
+type growSums struct {
+	f, g []float64
+}
+
+// qseg is one phase of a screened schedule: n polls from a poll at t0, of
+// a constant gap or of a growing phase's gaps.
+type qseg struct {
+	t0  time.Duration
+	n   int
+	gap time.Duration // Once and Fixed
+	gr  *growth       // growing phases
+	key growKey
+}
+
+func (sp *phaseSpace) screener() *screener {
+	if sp.scr != nil {
+		return sp.scr
+	}
+	md := sp.md
+	n := md.n()
+	sc := &screener{slope: make([]float64, n), tables: map[int]*progTable{}}
+	for k := 0; k+1 < n; k++ {
+		sc.slope[k] = (md.Fm[k+1] - md.F[k]) / md.res
+	}
+	sp.scr = sc
+	return sc
+}
+
+// table returns the prefix sums of a gap of c cells, nil when keeping it
+// would pass maxTableCells.
+func (sc *screener) table(md *model, c int) *progTable {
+	if t, ok := sc.tables[c]; ok {
+		return t
+	}
+	n := md.n()
+	if sc.cells+n > maxTableCells {
+		return nil
+	}
+	t := &progTable{c: c, f: make([]float64, n), s: make([]float64, n)}
+	for r := 0; r < c && r < n; r++ {
+		var f, fc, s, sc2 float64
+		for k := r; k < n; k += c {
+			f, fc = neumaier(f, fc, md.F[k])
+			s, sc2 = neumaier(s, sc2, sc.slope[k])
+			t.f[k], t.s[k] = f+fc, s+sc2
+		}
+	}
+	sc.tables[c] = t
+	sc.cells += n
+	return t
+}
+
+// neumaier adds x to the sum s with compensation c (Neumaier 1974).
+func neumaier(s, c, x float64) (float64, float64) {
+	t := s + x
+	if math.Abs(s) >= math.Abs(x) {
+		c += (s - t) + x
+	} else {
+		c += (x - t) + s
+	}
+	return t, c
+}
+
+// growthOf returns the gaps of growing phase p, nil when screen does not
+// take it (gaps that shrink or are not positive, or too many of them):
+// eval then decides.
+func (sp *phaseSpace) growthOf(sc *screener, p Phase) (*growth, growKey) {
+	key := growKey{growth: p.Growth, gap: p.Gap, cap: p.Cap}
+	switch p.Growth {
+	case Exponential:
+		key.factor = p.Factor
+	case Linear:
+		key.step = p.Step
+	default:
+		return nil, key
+	}
+	slot := &sc.grows[key.hash(0)%growSlots]
+	if slot.full && slot.key == key {
+		return slot.gr, key
+	}
+	h := time.Duration(sp.end) * sp.res
+	gr := &growth{limit: p.limit(), cum: []time.Duration{0}}
+	var sum time.Duration
+	for kk := 1; ; kk++ {
+		g := p.GapAt(kk)
+		if g <= 0 || len(gr.gaps) > 0 && g < gr.gaps[len(gr.gaps)-1] || kk > maxGrowGaps {
+			gr = nil
+			break
+		}
+		gr.gaps = append(gr.gaps, g)
+		sum += g
+		gr.cum = append(gr.cum, sum)
+		if g == gr.limit {
+			gr.capped = true
+			break
+		}
+		if sum > h {
+			break
+		}
+	}
+	*slot = growSlot{key: key, gr: gr, full: true}
+	return gr, key
+}
+
+// cumAt returns the sum of the first i gaps; ok is false past the table
+// of a phase that is not capped (past the horizon).
+func (gr *growth) cumAt(i int) (time.Duration, bool) {
+	if i < len(gr.cum) {
+		return gr.cum[i], true
+	}
+	if !gr.capped {
+		return 0, false
+	}
+	m := len(gr.gaps)
+	return gr.cum[m] + time.Duration(i-m)*gr.limit, true
+}
+
+// gapAt returns the i-th gap (i ≥ 1).
+func (gr *growth) gapAt(i int) time.Duration {
+	if i <= len(gr.gaps) {
+		return gr.gaps[i-1]
+	}
+	return gr.limit
+}
+
+// firstAbove returns the least i ≥ 1 whose cumAt(i) > d, or at least
+// strict false the least with cumAt(i) ≥ d; past the table of a phase
+// not capped, len(gaps) + 1.
+func (gr *growth) firstAbove(d time.Duration, strict bool) int {
+	above := func(c time.Duration) bool {
+		if strict {
+			return c > d
+		}
+		return c >= d
+	}
+	m := len(gr.gaps)
+	if i := sort.Search(m, func(j int) bool { return above(gr.cum[j+1]) }); i < m {
+		return i + 1
+	}
+	if !gr.capped {
+		return m + 1
+	}
+	// cum[m] + j·limit past d: j > (d − cum[m])/limit.
+	rest := d - gr.cum[m]
+	j := rest/gr.limit + 1
+	if !strict && rest%gr.limit == 0 {
+		j = rest / gr.limit
+	}
+	return m + int(max(j, 1))
+}
+
+// quickWalk is walk without the polls: the phases' ends, the stuck polls
+// and whether s is in the space, by the same rule, from each phase's
+// count of polls instead of its polls; the phases are left in sc.segs.
+// fast is false when it cannot tell (a phase screen does not take): walk
+// then decides.
+func (sp *phaseSpace) quickWalk(s Schedule, k int, grow bool, ends []time.Duration) (_ []time.Duration, stuck int, valid, fast bool) {
+	sc := sp.screener()
+	sc.segs = sc.segs[:0]
+	ends = ends[:0]
+	h := time.Duration(sp.end) * sp.res
+	minGap, maxGap := time.Duration(sp.minGap)*sp.res, time.Duration(sp.maxGap)*sp.res
+	ok := s.PhaseCount() <= k && s.Start >= 0 && s.Start <= h && s.Start%(time.Duration(sp.lat)*sp.res) == 0 &&
+		sp.starts[int(s.Start/sp.res)/sp.lat]
+	last := s.Start
+	stuck = 1
+	inRange := func(lo, hi time.Duration) bool { return lo >= minGap && (maxGap == 0 || hi <= maxGap) }
+	once := func(g time.Duration) {
+		if g <= 0 || g > h-last {
+			ok = false
+			return
+		}
+		if !inRange(g, g) {
+			ok = false
+		}
+		sc.segs = append(sc.segs, qseg{t0: last, n: 1, gap: g})
+		last += g
+		stuck++
+	}
+	for i, p := range s.Phases {
+		final := i == len(s.Phases)-1
+		switch {
+		case p.Growth == Once && final:
+			once(h - last)
+		case p.Growth == Once:
+			if _, nice := slices.BinarySearch(sp.gaps, int(p.Gap/sp.res)); !nice || p.Gap%sp.res != 0 {
+				ok = false
+			}
+			once(p.Gap)
+		default:
+			if !sp.phaseOK(p, grow) || last >= p.Until || final != (p.Until == h) {
+				ok = false
+			}
+			made := 0
+			if p.Growth == Fixed {
+				g := p.GapAt(1)
+				if g <= 0 {
+					if last < p.Until {
+						ok = false
+					}
+					break
+				}
+				n := 0
+				if d := p.Until - last; d > 0 {
+					if d/g >= MaxPolls {
+						return ends, 0, false, false
+					}
+					n = int(d / g)
+					if d%g != 0 {
+						n++
+					}
+				}
+				if n > MaxPolls {
+					return ends, 0, false, false
+				}
+				// The first poll past the horizon is refused, and the phase
+				// stops there.
+				fail := int((h-last)/g) + 1
+				made = min(n, fail-1)
+				if fail <= n {
+					ok = false
+				}
+				if made > 0 {
+					if !inRange(g, g) {
+						ok = false
+					}
+					sc.segs = append(sc.segs, qseg{t0: last, n: made, gap: g})
+					last += time.Duration(made) * g
+				}
+			} else {
+				gr, key := sp.growthOf(sc, p)
+				if gr == nil {
+					return ends, 0, false, false
+				}
+				n := 0
+				if last < p.Until {
+					n = gr.firstAbove(p.Until-last, false)
+				}
+				if n > MaxPolls {
+					return ends, 0, false, false
+				}
+				fail := gr.firstAbove(h-last, true)
+				made = min(n, fail-1)
+				if fail <= n {
+					ok = false
+				}
+				if made > 0 {
+					if !inRange(gr.gaps[0], gr.gapAt(made)) {
+						ok = false
+					}
+					sc.segs = append(sc.segs, qseg{t0: last, n: made, gr: gr, key: key})
+					c, _ := gr.cumAt(made)
+					last += c
+				}
+			}
+			stuck += made
+			if sp.bounds != nil && !final && !(p.Growth == Fixed && made == 1) &&
+				!slices.Contains(sp.bounds, int(p.Until/sp.res)) {
+				ok = false
+			}
+		}
+		ends = append(ends, last)
+	}
+	return ends, stuck, ok && last == h, true
+}
+
+// sums returns Σ F(t_i) and Σ (t_{i+1} − t_i)·F(t_i) over the polls of
+// the phases in sc.segs but the last, seconds for the second.
+func (sp *phaseSpace) sums(sc *screener) (s1, s2 float64) {
+	for _, sg := range sc.segs {
+		if sg.gr == nil {
+			f := sp.progF(sc, sg.t0, sg.gap, sg.n)
+			s1 += f
+			s2 += sg.gap.Seconds() * f
+			continue
+		}
+		gs := sp.growSumsOf(sc, sg)
+		n1 := min(sg.n, len(gs.f)-1)
+		s1 += gs.f[n1]
+		s2 += gs.g[n1]
+		if rest := sg.n - n1; rest > 0 { // the capped part: a constant gap
+			c, _ := sg.gr.cumAt(n1)
+			f := sp.progF(sc, sg.t0+c, sg.gr.limit, rest)
+			s1 += f
+			s2 += sg.gr.limit.Seconds() * f
+		}
+	}
+	return s1, s2
+}
+
+// growSumsOf returns the kept sums of growing phase sg from its start.
+func (sp *phaseSpace) growSumsOf(sc *screener, sg qseg) *growSums {
+	key := growStart{sg.key, sg.t0}
+	slot := &sc.sums[sg.key.hash(sg.t0)%sumSlots]
+	if slot.gs != nil && slot.key == key {
+		return slot.gs
+	}
+	h := time.Duration(sp.end) * sp.res
+	gr := sg.gr
+	gs := &growSums{f: []float64{0}, g: []float64{0}}
+	var f1, f2 float64
+	for j := 0; j < len(gr.gaps) && sg.t0+gr.cum[j] <= h; j++ {
+		f, _ := sp.md.at((sg.t0 + gr.cum[j]).Seconds())
+		f1 += f
+		f2 += gr.gaps[j].Seconds() * f
+		gs.f = append(gs.f, f1)
+		gs.g = append(gs.g, f2)
+	}
+	*slot = sumSlot{key: key, gs: gs}
+	return gs
+}
+
+// progF returns Σ_{j<n} F(t0 + j·g) on the model.
+func (sp *phaseSpace) progF(sc *screener, t0, g time.Duration, n int) float64 {
+	md := sp.md
+	if n <= 2 || g%sp.res != 0 {
+		return sp.pollF(t0, g, n)
+	}
+	res := sp.res
+	k0, phi := int(t0/res), t0%res
+	c := int(g / res)
+	kl := k0 + (n-1)*c
+	last := md.n() - 1
+	// Between grid points, the model reads the cell below unless the
+	// offset is within a billionth of a cell of either end (model.at):
+	// those, and polls past the grid, are read one by one.
+	margin := res/(1<<26) + 2 + (t0+time.Duration(n)*g)>>50
+	if kl > last || phi != 0 && (kl >= last || phi < margin || res-phi < margin) {
+		return sp.pollF(t0, g, n)
+	}
+	t := sc.table(md, c)
+	if t == nil {
+		return sp.pollF(t0, g, n)
+	}
+	f, s := t.f[kl], t.s[kl]
+	if k0 >= c {
+		f -= t.f[k0-c]
+		s -= t.s[k0-c]
+	}
+	if phi == 0 {
+		return f
+	}
+	return f + phi.Seconds()*s
+}
+
+// pollF is progF poll by poll.
+func (sp *phaseSpace) pollF(t0, g time.Duration, n int) float64 {
+	var sum float64
+	for j := range n {
+		f, _ := sp.md.at((t0 + time.Duration(j)*g).Seconds())
+		sum += f
+	}
+	return sum
+}
+
+// screen reports whether s is in the space (valid) and whether eval must
+// decide on it (exact): when improve's test, that s meets b with an
+// objective below thr, could hold, or when screen cannot tell. s is
+// ruled out without eval when it is not in the space, spends more stuck
+// polls than b, or its estimated mean polls or objective, within
+// screenTol, pass b or thr.
+func (sp *phaseSpace) screen(s Schedule, k int, grow bool, b Budget, thr float64, ends []time.Duration) (_ []time.Duration, valid, exact bool) {
+	ends, stuck, valid, fast := sp.quickWalk(s, k, grow, ends)
+	if !fast {
+		return ends, false, true
+	}
+	if !valid || b.StuckPolls > 0 && stuck > b.StuckPolls {
+		return ends, valid, false
+	}
+	sc := sp.scr
+	s1, s2 := sp.sums(sc)
+	md := sp.md
+	lag := md.G[md.n()-1] - s2
+	mean := float64(stuck) - s1
+	tolMean := screenTol * float64(stuck+64)
+	tolLag := tolMean * max(1, md.t[md.n()-1])
+	if b.MeanPolls > 0 && mean-tolMean > b.MeanPolls*(1+1e-12) {
+		return ends, true, false
+	}
+	obj := lag + b.PollCost*mean + tieBreak*float64(stuck)
+	if obj-(tolLag+b.PollCost*tolMean) >= thr {
+		return ends, true, false
+	}
+	return ends, true, true
+}

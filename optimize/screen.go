@@ -40,8 +40,8 @@ const screenTol = 1e-12
 
 // Limits of what screen keeps: grid cells in prefix-sum tables (8 bytes
 // each, two tables a gap), growing phases' gaps per phase, and the slots
-// of the caches of growing phases' gaps and sums (direct-mapped: a
-// phase evicts the one in its slot).
+// of the caches of growing phases' gaps (in front of a map of all) and
+// sums (direct-mapped: a phase evicts the one in its slot).
 const (
 	maxTableCells = 1 << 21
 	maxGrowGaps   = 1 << 16
@@ -51,12 +51,13 @@ const (
 
 // screener holds what screen keeps across neighbours for one phaseSpace.
 type screener struct {
-	slope  []float64 // per grid cell k: (F(t_{k+1}⁻) − F(t_k))/δ, the CDF's slope inside it
-	tables map[int]*progTable
-	cells  int // in tables
-	grows  [growSlots]growSlot
-	sums   [sumSlots]sumSlot
-	segs   []qseg
+	slope   []float64 // per grid cell k: (F(t_{k+1}⁻) − F(t_k))/δ, the CDF's slope inside it
+	tables  map[int]*progTable
+	cells   int                 // in tables
+	grows   [growSlots]growSlot // in front of growMap
+	growMap map[growKey]*growth
+	sums    [sumSlots]sumSlot
+	segs    []qseg
 }
 
 type growSlot struct {
@@ -72,9 +73,19 @@ type sumSlot struct {
 
 // hash mixes a growing phase's rule (and a start) into a slot index.
 func (k growKey) hash(t0 time.Duration) uint64 {
-	h := uint64(k.growth)*0x9e3779b97f4a7c15 ^ uint64(k.gap)*0xc2b2ae3d27d4eb4f ^ uint64(k.step)*0x165667b19e3779f9 ^
-		uint64(k.cap)*0x27d4eb2f165667c5 ^ math.Float64bits(k.factor)*0x94d049bb133111eb ^ uint64(t0)*0xbf58476d1ce4e5b9
-	return h ^ h>>29
+	h := uint64(k.growth)
+	for _, v := range [...]uint64{uint64(k.gap), uint64(k.step), uint64(k.cap), math.Float64bits(k.factor), uint64(t0)} {
+		h = mix(h ^ v)
+	}
+	return h
+}
+
+// mix is splitmix64's finalizer (Steele, Lea & Flood 2014): every bit of
+// x moves every bit of the result.
+func mix(x uint64) uint64 {
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // progTable holds prefix sums along the progressions of a gap of c grid
@@ -132,7 +143,7 @@ func (sp *phaseSpace) screener() *screener {
 	}
 	md := sp.md
 	n := md.n()
-	sc := &screener{slope: make([]float64, n), tables: map[int]*progTable{}}
+	sc := &screener{slope: make([]float64, n), tables: map[int]*progTable{}, growMap: map[growKey]*growth{}}
 	for k := 0; k+1 < n; k++ {
 		sc.slope[k] = (md.Fm[k+1] - md.F[k]) / md.res
 	}
@@ -192,6 +203,10 @@ func (sp *phaseSpace) growthOf(sc *screener, p Phase) (*growth, growKey) {
 	if slot.full && slot.key == key {
 		return slot.gr, key
 	}
+	if gr, ok := sc.growMap[key]; ok {
+		*slot = growSlot{key: key, gr: gr, full: true}
+		return gr, key
+	}
 	h := time.Duration(sp.end) * sp.res
 	gr := &growth{limit: p.limit(), cum: []time.Duration{0}}
 	var sum time.Duration
@@ -213,6 +228,7 @@ func (sp *phaseSpace) growthOf(sc *screener, p Phase) (*growth, growKey) {
 		}
 	}
 	*slot = growSlot{key: key, gr: gr, full: true}
+	sc.growMap[key] = gr
 	return gr, key
 }
 
@@ -263,6 +279,213 @@ func (gr *growth) firstAbove(d time.Duration, strict bool) int {
 	return m + int(max(j, 1))
 }
 
+// qrec is a schedule's quick walk recorded phase by phase, for its
+// neighbours to start from: after phase i, its last poll (the phase's
+// end), the stuck polls, whether the space's rules for the phases held
+// so far (those of the first poll and the number of phases apart), and
+// the sums of screen so far.
+type qrec struct {
+	s      Schedule
+	ends   []time.Duration
+	stuck  []int
+	ok     []bool
+	s1, s2 []float64
+	fast   bool // false: a phase screen does not take
+}
+
+// qwalk is the quick walk's state between phases.
+type qwalk struct {
+	last  time.Duration
+	stuck int
+	ok    bool
+}
+
+// samePhase reports whether a and b are the same phase.
+func samePhase(a, b *Phase) bool {
+	return a.Growth == b.Growth && a.Gap == b.Gap && a.Until == b.Until && a.Step == b.Step && a.Factor == b.Factor &&
+		a.Cap == b.Cap && a.Exponent == b.Exponent && a.Offsets == nil && b.Offsets == nil
+}
+
+// startOK reports whether the first poll and the number of phases of s
+// are in the space, as walk checks them.
+func (sp *phaseSpace) startOK(s *Schedule, k int) bool {
+	h := time.Duration(sp.end) * sp.res
+	return s.PhaseCount() <= k && s.Start >= 0 && s.Start <= h && s.Start%(time.Duration(sp.lat)*sp.res) == 0 &&
+		sp.starts[int(s.Start/sp.res)/sp.lat]
+}
+
+// isNice reports whether g is one of the space's gaps.
+func (sp *phaseSpace) isNice(g time.Duration) bool {
+	if g%sp.res != 0 {
+		return false
+	}
+	c := int(g / sp.res)
+	lo, hi := 0, len(sp.gaps)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if sp.gaps[m] < c {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo < len(sp.gaps) && sp.gaps[lo] == c
+}
+
+// step walks phase p from w as walk does, and appends the polls it makes
+// to sc.segs (none when it makes none); fast is false when screen does
+// not take the phase.
+func (sp *phaseSpace) step(sc *screener, w *qwalk, p *Phase, final, grow bool) (fast bool) {
+	h := time.Duration(sp.end) * sp.res
+	minGap, maxGap := time.Duration(sp.minGap)*sp.res, time.Duration(sp.maxGap)*sp.res
+	last := w.last
+	switch {
+	case p.Growth == Once:
+		g := h - last // the closing poll: whatever is left to the horizon
+		if !final {
+			if !sp.isNice(p.Gap) {
+				w.ok = false
+			}
+			g = p.Gap
+		}
+		if g <= 0 || g > h-last {
+			w.ok = false
+			return true
+		}
+		if g < minGap || maxGap > 0 && g > maxGap {
+			w.ok = false
+		}
+		sc.segs = append(sc.segs, qseg{t0: last, n: 1, gap: g})
+		w.last += g
+		w.stuck++
+		return true
+	case p.Growth == Fixed:
+		// phaseOK, for a constant gap.
+		if !sp.isNice(p.Gap) || last >= p.Until || final != (p.Until == h) {
+			w.ok = false
+		}
+		g := min(p.Gap, MaxGapAt) // GapAt: at most the limit
+		if p.Cap > 0 && p.Cap < MaxGapAt && p.Cap < g {
+			g = p.Cap
+		}
+		made := 0
+		if d := p.Until - last; d > 0 {
+			if g <= 0 {
+				w.ok = false
+				return true
+			}
+			if d/g >= MaxPolls {
+				return false
+			}
+			n := int(d / g)
+			if d%g != 0 {
+				n++
+			}
+			// The first poll past the horizon is refused, and the phase
+			// stops there.
+			fail := int((h-last)/g) + 1
+			made = min(n, fail-1)
+			if fail <= n {
+				w.ok = false
+			}
+		}
+		if made > 0 {
+			if g < minGap || maxGap > 0 && g > maxGap {
+				w.ok = false
+			}
+			sc.segs = append(sc.segs, qseg{t0: last, n: made, gap: g})
+			w.last += time.Duration(made) * g
+			w.stuck += made
+		}
+		if sp.bounds != nil && !final && made != 1 && !slices.Contains(sp.bounds, int(p.Until/sp.res)) {
+			w.ok = false
+		}
+		return true
+	}
+	if !sp.phaseOK(*p, grow) || last >= p.Until || final != (p.Until == h) {
+		w.ok = false
+	}
+	gr, key := sp.growthOf(sc, *p)
+	if gr == nil {
+		return false
+	}
+	made := 0
+	if last < p.Until {
+		n := gr.firstAbove(p.Until-last, false)
+		if n > MaxPolls {
+			return false
+		}
+		fail := gr.firstAbove(h-last, true)
+		made = min(n, fail-1)
+		if fail <= n {
+			w.ok = false
+		}
+	}
+	if made > 0 {
+		if gr.gaps[0] < minGap || maxGap > 0 && gr.gapAt(made) > maxGap {
+			w.ok = false
+		}
+		sc.segs = append(sc.segs, qseg{t0: last, n: made, gr: gr, key: key})
+		c, _ := gr.cumAt(made)
+		w.last += c
+		w.stuck += made
+	}
+	if sp.bounds != nil && !final && !slices.Contains(sp.bounds, int(p.Until/sp.res)) {
+		w.ok = false
+	}
+	return true
+}
+
+// prefix returns how many phases s shares with par's schedule, from the
+// first, that neither ends (their walk and sums are par's), and the
+// walk's state after them; j is 0 without par.
+func (sp *phaseSpace) prefix(s *Schedule, par *qrec) (j int, w qwalk, s1, s2 float64) {
+	w = qwalk{last: s.Start, stuck: 1, ok: true}
+	if par == nil || !par.fast || s.Start != par.s.Start {
+		return 0, w, 0, 0
+	}
+	lim := min(len(s.Phases), len(par.s.Phases)) - 1
+	for j < lim && samePhase(&s.Phases[j], &par.s.Phases[j]) {
+		j++
+	}
+	if j == 0 {
+		return 0, w, 0, 0
+	}
+	return j, qwalk{last: par.ends[j-1], stuck: par.stuck[j-1], ok: par.ok[j-1]}, par.s1[j-1], par.s2[j-1]
+}
+
+// record walks s from what it shares with par (nil: none) and records
+// the walk and the sums phase by phase in rec.
+func (sp *phaseSpace) record(s Schedule, grow bool, par, rec *qrec) {
+	sc := sp.screener()
+	j, w, s1, s2 := sp.prefix(&s, par)
+	rec.s, rec.fast = s, true
+	rec.ends, rec.stuck, rec.ok, rec.s1, rec.s2 = rec.ends[:0], rec.stuck[:0], rec.ok[:0], rec.s1[:0], rec.s2[:0]
+	if j > 0 {
+		rec.ends = append(rec.ends, par.ends[:j]...)
+		rec.stuck = append(rec.stuck, par.stuck[:j]...)
+		rec.ok = append(rec.ok, par.ok[:j]...)
+		rec.s1 = append(rec.s1, par.s1[:j]...)
+		rec.s2 = append(rec.s2, par.s2[:j]...)
+	}
+	n := len(s.Phases)
+	for i := j; i < n; i++ {
+		sc.segs = sc.segs[:0]
+		if !sp.step(sc, &w, &s.Phases[i], i == n-1, grow) {
+			rec.fast = false
+			return
+		}
+		a, b := sp.sums(sc)
+		s1 += a
+		s2 += b
+		rec.ends = append(rec.ends, w.last)
+		rec.stuck = append(rec.stuck, w.stuck)
+		rec.ok = append(rec.ok, w.ok)
+		rec.s1 = append(rec.s1, s1)
+		rec.s2 = append(rec.s2, s2)
+	}
+}
+
 // quickWalk is walk without the polls: the phases' ends, the stuck polls
 // and whether s is in the space, by the same rule, from each phase's
 // count of polls instead of its polls; the phases are left in sc.segs.
@@ -272,110 +495,15 @@ func (sp *phaseSpace) quickWalk(s Schedule, k int, grow bool, ends []time.Durati
 	sc := sp.screener()
 	sc.segs = sc.segs[:0]
 	ends = ends[:0]
-	h := time.Duration(sp.end) * sp.res
-	minGap, maxGap := time.Duration(sp.minGap)*sp.res, time.Duration(sp.maxGap)*sp.res
-	ok := s.PhaseCount() <= k && s.Start >= 0 && s.Start <= h && s.Start%(time.Duration(sp.lat)*sp.res) == 0 &&
-		sp.starts[int(s.Start/sp.res)/sp.lat]
-	last := s.Start
-	stuck = 1
-	inRange := func(lo, hi time.Duration) bool { return lo >= minGap && (maxGap == 0 || hi <= maxGap) }
-	once := func(g time.Duration) {
-		if g <= 0 || g > h-last {
-			ok = false
-			return
+	w := qwalk{last: s.Start, stuck: 1, ok: true}
+	n := len(s.Phases)
+	for i := range s.Phases {
+		if !sp.step(sc, &w, &s.Phases[i], i == n-1, grow) {
+			return ends, 0, false, false
 		}
-		if !inRange(g, g) {
-			ok = false
-		}
-		sc.segs = append(sc.segs, qseg{t0: last, n: 1, gap: g})
-		last += g
-		stuck++
+		ends = append(ends, w.last)
 	}
-	for i, p := range s.Phases {
-		final := i == len(s.Phases)-1
-		switch {
-		case p.Growth == Once && final:
-			once(h - last)
-		case p.Growth == Once:
-			if _, nice := slices.BinarySearch(sp.gaps, int(p.Gap/sp.res)); !nice || p.Gap%sp.res != 0 {
-				ok = false
-			}
-			once(p.Gap)
-		default:
-			if !sp.phaseOK(p, grow) || last >= p.Until || final != (p.Until == h) {
-				ok = false
-			}
-			made := 0
-			if p.Growth == Fixed {
-				g := p.GapAt(1)
-				if g <= 0 {
-					if last < p.Until {
-						ok = false
-					}
-					break
-				}
-				n := 0
-				if d := p.Until - last; d > 0 {
-					if d/g >= MaxPolls {
-						return ends, 0, false, false
-					}
-					n = int(d / g)
-					if d%g != 0 {
-						n++
-					}
-				}
-				if n > MaxPolls {
-					return ends, 0, false, false
-				}
-				// The first poll past the horizon is refused, and the phase
-				// stops there.
-				fail := int((h-last)/g) + 1
-				made = min(n, fail-1)
-				if fail <= n {
-					ok = false
-				}
-				if made > 0 {
-					if !inRange(g, g) {
-						ok = false
-					}
-					sc.segs = append(sc.segs, qseg{t0: last, n: made, gap: g})
-					last += time.Duration(made) * g
-				}
-			} else {
-				gr, key := sp.growthOf(sc, p)
-				if gr == nil {
-					return ends, 0, false, false
-				}
-				n := 0
-				if last < p.Until {
-					n = gr.firstAbove(p.Until-last, false)
-				}
-				if n > MaxPolls {
-					return ends, 0, false, false
-				}
-				fail := gr.firstAbove(h-last, true)
-				made = min(n, fail-1)
-				if fail <= n {
-					ok = false
-				}
-				if made > 0 {
-					if !inRange(gr.gaps[0], gr.gapAt(made)) {
-						ok = false
-					}
-					sc.segs = append(sc.segs, qseg{t0: last, n: made, gr: gr, key: key})
-					c, _ := gr.cumAt(made)
-					last += c
-				}
-			}
-			stuck += made
-			if sp.bounds != nil && !final && !(p.Growth == Fixed && made == 1) &&
-				!slices.Contains(sp.bounds, int(p.Until/sp.res)) {
-				ok = false
-			}
-		}
-		ends = append(ends, last)
-	}
-	return ends, stuck, ok && last == h, true
+	return ends, w.stuck, w.ok && sp.startOK(&s, k) && w.last == time.Duration(sp.end)*sp.res, true
 }
 
 // sums returns Σ F(t_i) and Σ (t_{i+1} − t_i)·F(t_i) over the polls of
@@ -388,8 +516,8 @@ func (sp *phaseSpace) sums(sc *screener) (s1, s2 float64) {
 			s2 += sg.gap.Seconds() * f
 			continue
 		}
-		gs := sp.growSumsOf(sc, sg)
-		n1 := min(sg.n, len(gs.f)-1)
+		n1 := min(sg.n, len(sg.gr.gaps))
+		gs := sp.growSumsOf(sc, sg, n1)
 		s1 += gs.f[n1]
 		s2 += gs.g[n1]
 		if rest := sg.n - n1; rest > 0 { // the capped part: a constant gap
@@ -402,32 +530,59 @@ func (sp *phaseSpace) sums(sc *screener) (s1, s2 float64) {
 	return s1, s2
 }
 
-// growSumsOf returns the kept sums of growing phase sg from its start.
-func (sp *phaseSpace) growSumsOf(sc *screener, sg qseg) *growSums {
+// growSumsOf returns the kept sums of growing phase sg from its start,
+// for its first n polls at least (made polls: up to the horizon).
+func (sp *phaseSpace) growSumsOf(sc *screener, sg qseg, n int) *growSums {
 	key := growStart{sg.key, sg.t0}
 	slot := &sc.sums[sg.key.hash(sg.t0)%sumSlots]
-	if slot.gs != nil && slot.key == key {
-		return slot.gs
+	if slot.gs == nil {
+		slot.gs = &growSums{}
 	}
-	h := time.Duration(sp.end) * sp.res
+	if slot.key != key || len(slot.gs.f) == 0 { // evict: its memory is reused
+		slot.key = key
+		slot.gs.f, slot.gs.g = append(slot.gs.f[:0], 0), append(slot.gs.g[:0], 0)
+	}
+	gs := slot.gs
 	gr := sg.gr
-	gs := &growSums{f: []float64{0}, g: []float64{0}}
-	var f1, f2 float64
-	for j := 0; j < len(gr.gaps) && sg.t0+gr.cum[j] <= h; j++ {
-		f, _ := sp.md.at((sg.t0 + gr.cum[j]).Seconds())
+	f1, f2 := gs.f[len(gs.f)-1], gs.g[len(gs.g)-1]
+	for j := len(gs.f) - 1; j < n; j++ {
+		f := sp.fAt(sc, sg.t0+gr.cum[j])
 		f1 += f
 		f2 += gr.gaps[j].Seconds() * f
 		gs.f = append(gs.f, f1)
 		gs.g = append(gs.g, f2)
 	}
-	*slot = sumSlot{key: key, gs: gs}
 	return gs
+}
+
+// fAt returns F(t) on the model, t within the horizon: model.at, from
+// the cell's slope where t is not within a billionth of a cell of a grid
+// point (see progF).
+func (sp *phaseSpace) fAt(sc *screener, t time.Duration) float64 {
+	md, res := sp.md, sp.res
+	if t < 0 {
+		return 0 // before creation (a first poll moved before 0: not in the space)
+	}
+	k, phi := int(t/res), t%res
+	if phi != 0 {
+		margin := res/(1<<26) + 2 + t>>50
+		if k+1 >= md.n() || phi < margin || res-phi < margin || md.n() > maxTableCells {
+			f, _ := md.at(t.Seconds())
+			return f
+		}
+		return md.F[k] + sc.slope[k]*phi.Seconds()
+	}
+	if k >= md.n() || md.n() > maxTableCells {
+		f, _ := md.at(t.Seconds())
+		return f
+	}
+	return md.F[k]
 }
 
 // progF returns Σ_{j<n} F(t0 + j·g) on the model.
 func (sp *phaseSpace) progF(sc *screener, t0, g time.Duration, n int) float64 {
 	md := sp.md
-	if n <= 2 || g%sp.res != 0 {
+	if n <= 2 || g%sp.res != 0 || t0 < 0 {
 		return sp.pollF(t0, g, n)
 	}
 	res := sp.res
@@ -472,28 +627,65 @@ func (sp *phaseSpace) pollF(t0, g time.Duration, n int) float64 {
 // objective below thr, could hold, or when screen cannot tell. s is
 // ruled out without eval when it is not in the space, spends more stuck
 // polls than b, or its estimated mean polls or objective, within
-// screenTol, pass b or thr.
-func (sp *phaseSpace) screen(s Schedule, k int, grow bool, b Budget, thr float64, ends []time.Duration) (_ []time.Duration, valid, exact bool) {
-	ends, stuck, valid, fast := sp.quickWalk(s, k, grow, ends)
-	if !fast {
-		return ends, false, true
+// screenTol, pass b or thr. The phases s shares with par's schedule
+// (nil: none) are par's.
+func (sp *phaseSpace) screen(s Schedule, k int, grow bool, b Budget, thr float64, par *qrec) (valid, exact bool) {
+	sc := sp.screener()
+	j, w, s1, s2 := sp.prefix(&s, par)
+	sc.segs = sc.segs[:0]
+	n := len(s.Phases)
+	for i := j; i < n; i++ {
+		if !sp.step(sc, &w, &s.Phases[i], i == n-1, grow) {
+			return false, true
+		}
 	}
-	if !valid || b.StuckPolls > 0 && stuck > b.StuckPolls {
-		return ends, valid, false
+	if !w.ok || !sp.startOK(&s, k) || w.last != time.Duration(sp.end)*sp.res {
+		return false, false
 	}
-	sc := sp.scr
-	s1, s2 := sp.sums(sc)
+	stuck := w.stuck
+	if b.StuckPolls > 0 && stuck > b.StuckPolls {
+		return true, false
+	}
+	a, c := sp.sums(sc)
+	s1 += a
+	s2 += c
 	md := sp.md
 	lag := md.G[md.n()-1] - s2
 	mean := float64(stuck) - s1
 	tolMean := screenTol * float64(stuck+64)
 	tolLag := tolMean * max(1, md.t[md.n()-1])
 	if b.MeanPolls > 0 && mean-tolMean > b.MeanPolls*(1+1e-12) {
-		return ends, true, false
+		return true, false
 	}
 	obj := lag + b.PollCost*mean + tieBreak*float64(stuck)
 	if obj-(tolLag+b.PollCost*tolMean) >= thr {
-		return ends, true, false
+		return true, false
 	}
-	return ends, true, true
+	return true, true
+}
+
+// pollsOf returns the polls of s, from its quick walk, appended to
+// dst[:0]; ok is false when screen does not take one of its phases.
+func (sp *phaseSpace) pollsOf(s Schedule, grow bool, dst []time.Duration) ([]time.Duration, bool) {
+	sc := sp.screener()
+	sc.segs = sc.segs[:0]
+	w := qwalk{last: s.Start, stuck: 1, ok: true}
+	n := len(s.Phases)
+	for i := range s.Phases {
+		if !sp.step(sc, &w, &s.Phases[i], i == n-1, grow) {
+			return dst[:0], false
+		}
+	}
+	dst = append(dst[:0], s.Start)
+	for _, sg := range sc.segs {
+		for j := 1; j <= sg.n; j++ {
+			if sg.gr == nil {
+				dst = append(dst, sg.t0+time.Duration(j)*sg.gap)
+			} else {
+				c, _ := sg.gr.cumAt(j)
+				dst = append(dst, sg.t0+c)
+			}
+		}
+	}
+	return dst, true
 }

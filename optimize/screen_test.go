@@ -46,7 +46,7 @@ func randomPhased(rng *rand.Rand, sp *phaseSpace) Schedule {
 		}
 		s.Start = time.Duration(starts[rng.IntN(min(len(starts), 40))]*sp.lat) * sp.res
 	} else {
-		s.Start = time.Duration(rng.IntN(5000)) * time.Millisecond
+		s.Start = time.Duration(rng.IntN(5000)-500) * time.Millisecond // off the lattice, or before 0
 	}
 	at := s.Start
 	n := 1 + rng.IntN(7)
@@ -128,13 +128,15 @@ func TestScreenAgreesWithEval(t *testing.T) {
 			for range 20000 {
 				s := randomPhased(rng, sp)
 				k, grow := 1+rng.IntN(MaxPhases), rng.IntN(4) > 0
+				checkPrefix(t, rng, sp, s, grow)
 				ends, stuck, ok, quick := sp.quickWalk(s, k, grow, nil)
 				wends, polls, wok := sp.walk(s, k, grow, nil)
 				if !quick {
 					continue
 				}
 				fast++
-				if ok != wok || stuck != len(polls) || !slices.Equal(ends, wends) {
+				mine, _ := sp.pollsOf(s, grow, nil)
+				if ok != wok || stuck != len(polls) || !slices.Equal(ends, wends) || !slices.Equal(mine, polls) {
 					t.Fatalf("quickWalk(%s, k %d, grow %v) = ends %v, %d polls, in space %v; walk: %v, %d, %v",
 						s, k, grow, ends, stuck, ok, wends, len(polls), wok)
 				}
@@ -170,5 +172,35 @@ func TestScreenAgreesWithEval(t *testing.T) {
 				t.Errorf("only %d schedules in the space: the test draws too few", valid)
 			}
 		})
+	}
+}
+
+// checkPrefix checks that a neighbour of s, one phase's end or gap moved,
+// walks and sums the same from s's record as from its first poll.
+func checkPrefix(t *testing.T, rng *rand.Rand, sp *phaseSpace, s Schedule, grow bool) {
+	t.Helper()
+	var par, from, alone qrec
+	sp.record(s, grow, nil, &par)
+	y := s
+	y.Phases = slices.Clone(s.Phases)
+	i := rng.IntN(len(y.Phases))
+	if rng.IntN(2) == 0 {
+		y.Phases[i].Until += time.Duration(rng.IntN(3)-1) * time.Second
+	} else {
+		y.Phases[i].Gap += time.Duration(rng.IntN(3)-1) * 500 * time.Millisecond
+	}
+	sp.record(y, grow, &par, &from)
+	sp.record(y, grow, nil, &alone)
+	if from.fast != alone.fast || alone.fast && (!slices.Equal(from.ends, alone.ends) || !slices.Equal(from.stuck, alone.stuck) ||
+		!slices.Equal(from.ok, alone.ok) || !slices.Equal(from.s1, alone.s1) || !slices.Equal(from.s2, alone.s2)) {
+		t.Fatalf("%s from the record of %s: %+v; alone: %+v", y, s, from, alone)
+	}
+	for _, thr := range []float64{0, 0.5, 1, math.Inf(1)} {
+		b := Budget{StuckPolls: 100}
+		v1, e1 := sp.screen(y, MaxPhases, grow, b, thr, &par)
+		v2, e2 := sp.screen(y, MaxPhases, grow, b, thr, nil)
+		if v1 != v2 || e1 != e2 {
+			t.Fatalf("screen(%s, thr %g) from the record of %s = %v, %v; alone %v, %v", y, thr, s, v1, e1, v2, e2)
+		}
 	}
 }

@@ -55,6 +55,7 @@ type phaseSpace struct {
 	lag      []*lagLayers
 	lagClock int
 	scr      *screener // the local search's screen, made on first use
+	buf      lsBuf     // the local search's work slices
 }
 
 // back is how a lattice point was reached at a layer: by a phase of gaps[gap]
@@ -556,17 +557,17 @@ const maxMoves = 200
 // found, its phases merged and their Untils rounded (finish).
 func (sp *phaseSpace) improveAll(seed []Schedule, k int, grow bool, b Budget) Schedule {
 	var best lsEval
-	var buf lsBuf
+	buf := &sp.buf
 	for _, s := range seed {
-		r := sp.improve(sp.repeating(sp.merge(s)), k, grow, b, &buf)
+		r := sp.improve(sp.repeating(sp.merge(s)), k, grow, b, buf)
 		if r.ok && (!best.ok || r.obj < best.obj) {
 			best = r
 		}
 	}
 	if !best.ok {
-		return sp.finish(sp.merge(seed[0]), k, grow, &buf)
+		return sp.finish(sp.merge(seed[0]), k, grow, buf)
 	}
-	return sp.finish(sp.merge(best.s), k, grow, &buf)
+	return sp.finish(sp.merge(best.s), k, grow, buf)
 }
 
 // repeating writes each one-poll phase but the closing one ("3s") as the

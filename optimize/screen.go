@@ -73,11 +73,8 @@ type sumSlot struct {
 
 // hash mixes a growing phase's rule (and a start) into a slot index.
 func (k growKey) hash(t0 time.Duration) uint64 {
-	h := uint64(k.growth)
-	for _, v := range [...]uint64{uint64(k.gap), uint64(k.step), uint64(k.cap), math.Float64bits(k.factor), uint64(t0)} {
-		h = mix(h ^ v)
-	}
-	return h
+	return mix(uint64(k.growth) + uint64(k.gap)*0x9e3779b97f4a7c15 + uint64(k.step)*0xc2b2ae3d27d4eb4f +
+		uint64(k.cap)*0x165667b19e3779f9 + math.Float64bits(k.factor)*0x27d4eb2f165667c5 + uint64(t0)*0x94d049bb133111eb)
 }
 
 // mix is splitmix64's finalizer (Steele, Lea & Flood 2014): every bit of

@@ -65,7 +65,27 @@ type back struct {
 	gap  int16
 }
 
+// space returns the phased search's space of pr: made once, and shared
+// by the problems WithBudget derives from it.
 func (pr *problem) space() (*phaseSpace, error) {
+	if pr.shared == nil {
+		pr.shared = &spaceOnce{}
+	}
+	if c := pr.shared; !c.done {
+		c.sp, c.err = pr.newSpace()
+		c.done = true
+	}
+	return pr.shared.sp, pr.shared.err
+}
+
+// spaceOnce holds a problem's phase space once made.
+type spaceOnce struct {
+	sp   *phaseSpace
+	err  error
+	done bool
+}
+
+func (pr *problem) newSpace() (*phaseSpace, error) {
 	o, md := pr.o, pr.md
 	res := o.Resolution
 	end := int(o.Horizon / res)

@@ -284,8 +284,14 @@ type layerEnd struct {
 	close bool
 }
 
-// lagSlots is how many multiplier pairs solve keeps the layers of.
-const lagSlots = 16
+// lagSlots is how many multiplier pairs solve keeps the layers of, at
+// most: as many as lagBytes holds (16 bytes a lattice point and layer),
+// at least one (a lattice of 900,001 points, --min-gap 0 at 1 ms over 15
+// minutes, takes 130 MB a pair).
+const (
+	lagSlots = 16
+	lagBytes = 32 << 20
+)
 
 // layers returns the DP at (l1, l2) with layers 0 … k at least, kept.
 func (sp *phaseSpace) layers(k int, l1, l2 float64) *lagLayers {
@@ -298,7 +304,7 @@ func (sp *phaseSpace) layers(k int, l1, l2 float64) *lagLayers {
 		}
 	}
 	if m == nil {
-		if len(sp.lag) < lagSlots {
+		if len(sp.lag) < max(1, min(lagSlots, lagBytes/(16*(MaxPhases+1)*sp.nl))) {
 			m = &lagLayers{}
 			sp.lag = append(sp.lag, m)
 		} else { // the least recently used goes; its arrays are reused

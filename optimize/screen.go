@@ -43,7 +43,7 @@ const screenTol = 1e-12
 // of the caches of growing phases' gaps (in front of a map of all) and
 // sums (direct-mapped: a phase evicts the one in its slot).
 const (
-	maxTableCells = 1 << 21
+	maxTableCells = 1 << 19
 	maxGrowGaps   = 1 << 16
 	growSlots     = 1 << 9
 	sumSlots      = 1 << 12
@@ -51,7 +51,6 @@ const (
 
 // screener holds what screen keeps across neighbours for one phaseSpace.
 type screener struct {
-	slope   []float64 // per grid cell k: (F(t_{k+1}⁻) − F(t_k))/δ, the CDF's slope inside it
 	tables  map[int]*progTable
 	cells   int                 // in tables
 	grows   [growSlots]growSlot // in front of growMap
@@ -138,14 +137,18 @@ func (sp *phaseSpace) screener() *screener {
 	if sp.scr != nil {
 		return sp.scr
 	}
-	md := sp.md
-	n := md.n()
-	sc := &screener{slope: make([]float64, n), tables: map[int]*progTable{}, growMap: map[growKey]*growth{}}
-	for k := 0; k+1 < n; k++ {
-		sc.slope[k] = (md.Fm[k+1] - md.F[k]) / md.res
-	}
+	sc := &screener{tables: map[int]*progTable{}, growMap: map[growKey]*growth{}}
 	sp.scr = sc
 	return sc
+}
+
+// slope is the CDF's slope inside grid cell k, (F(t_{k+1}⁻) − F(t_k))/δ,
+// as model.at reads it; 0 in the last.
+func (md *model) slope(k int) float64 {
+	if k+1 >= md.n() {
+		return 0
+	}
+	return (md.Fm[k+1] - md.F[k]) / md.res
 }
 
 // table returns the prefix sums of a gap of c cells, nil when keeping it
@@ -163,7 +166,7 @@ func (sc *screener) table(md *model, c int) *progTable {
 		var f, fc, s, sc2 float64
 		for k := r; k < n; k += c {
 			f, fc = neumaier(f, fc, md.F[k])
-			s, sc2 = neumaier(s, sc2, sc.slope[k])
+			s, sc2 = neumaier(s, sc2, md.slope(k))
 			t.f[k], t.s[k] = f+fc, s+sc2
 		}
 	}
@@ -567,7 +570,7 @@ func (sp *phaseSpace) fAt(sc *screener, t time.Duration) float64 {
 			f, _ := md.at(t.Seconds())
 			return f
 		}
-		return md.F[k] + sc.slope[k]*phi.Seconds()
+		return md.F[k] + md.slope(k)*phi.Seconds()
 	}
 	if k >= md.n() || md.n() > maxTableCells {
 		f, _ := md.at(t.Seconds())

@@ -28,8 +28,10 @@ import (
 // sums kept per gap on the grid (progTable), plus the CDF's slope in the
 // cell times the offset of t_0 in it when the progression lies between
 // grid points, as the model is linear there. A growing phase's polls
-// (exp, linear) are summed once per first gap and start, and kept
-// (growSums). Both sums differ from eval's by rounding only, which
+// (exp, linear) are summed once per rule and start, and kept (growSums).
+// A neighbour shares the phases before the first it changes with the
+// schedule it moves from, whose walk and sums are recorded phase by
+// phase (qrec): it is walked from there. Both sums differ from eval's by rounding only, which
 // screenTol bounds.
 
 // screenTol is the relative bound, per poll and per unit of the horizon
@@ -38,8 +40,8 @@ import (
 // either is a few ulps of G(H) ≤ H).
 const screenTol = 1e-12
 
-// Limits of what screen keeps: grid cells in prefix-sum tables (8 bytes
-// each, two tables a gap), growing phases' gaps per phase, and the slots
+// Limits of what screen keeps: grid cells in prefix-sum tables (16 bytes
+// a cell: two tables a gap), growing phases' gaps per phase, and the slots
 // of the caches of growing phases' gaps (in front of a map of all) and
 // sums (direct-mapped: a phase evicts the one in its slot).
 const (
@@ -85,7 +87,8 @@ func mix(x uint64) uint64 {
 }
 
 // progTable holds prefix sums along the progressions of a gap of c grid
-// cells: f[k] = F(t_k) + f[k−c] and s[k] = slope[k] + s[k−c] (0 below 0),
+// cells: f[k] = F(t_k) + f[k−c] and s[k] = model.slope(k) + s[k−c] (0
+// below 0),
 // summed with Neumaier's compensation so that a difference of two is
 // within a few ulps.
 type progTable struct {
@@ -117,8 +120,8 @@ type growStart struct {
 }
 
 // growSums holds, for a growing phase from t0, f[i] = Σ_{j<i} F(t0 +
-// cum[j]) and g[i] = Σ_{j<i} gaps[j]·F(t0 + cum[j]), for the polls up to
-// the horizon.
+// cum[j]) and g[i] = Σ_{j<i} gaps[j]·F(t0 + cum[j]), for as many polls
+// as were asked for.
 type growSums struct {
 	f, g []float64
 }
@@ -484,26 +487,6 @@ func (sp *phaseSpace) record(s Schedule, grow bool, par, rec *qrec) {
 		rec.s1 = append(rec.s1, s1)
 		rec.s2 = append(rec.s2, s2)
 	}
-}
-
-// quickWalk is walk without the polls: the phases' ends, the stuck polls
-// and whether s is in the space, by the same rule, from each phase's
-// count of polls instead of its polls; the phases are left in sc.segs.
-// fast is false when it cannot tell (a phase screen does not take): walk
-// then decides.
-func (sp *phaseSpace) quickWalk(s Schedule, k int, grow bool, ends []time.Duration) (_ []time.Duration, stuck int, valid, fast bool) {
-	sc := sp.screener()
-	sc.segs = sc.segs[:0]
-	ends = ends[:0]
-	w := qwalk{last: s.Start, stuck: 1, ok: true}
-	n := len(s.Phases)
-	for i := range s.Phases {
-		if !sp.step(sc, &w, &s.Phases[i], i == n-1, grow) {
-			return ends, 0, false, false
-		}
-		ends = append(ends, w.last)
-	}
-	return ends, w.stuck, w.ok && sp.startOK(&s, k) && w.last == time.Duration(sp.end)*sp.res, true
 }
 
 // sums returns Σ F(t_i) and Σ (t_{i+1} − t_i)·F(t_i) over the polls of

@@ -62,3 +62,23 @@ func BenchmarkPhased(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPriceOfSimplicity times what plan solves for its table: the
+// best schedule of K = 1 … MaxPhases phases, constant and growing, exact
+// optimum included, with the default options (15 minutes, phases ending
+// at any poll), under a stuck-poll budget and under both budgets.
+func BenchmarkPriceOfSimplicity(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		b    Budget
+	}{{"stuck", Budget{StuckPolls: 152}}, {"both", Budget{StuckPolls: 152, MeanPolls: 19}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := PriceOfSimplicity(paymentsLike, bc.b, Options{Horizon: 15 * time.Minute}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

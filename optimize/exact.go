@@ -90,6 +90,9 @@ type problem struct {
 	o  Options
 	// exactRes caches the exact optimum for the comparisons.
 	exactRes *Result
+	// shared is the phased search's space, which no budget enters (see
+	// Problem.WithBudget).
+	shared *spaceOnce
 }
 
 func prepare(d Distribution, b Budget, o Options) (*problem, error) {

@@ -50,10 +50,12 @@ type phaseSpace struct {
 	bounds         []int  // the bounds given (cells, the horizon last); nil for any
 	starts         []bool // per lattice point: may the first poll be there
 	minGap, maxGap int    // cells; maxGap 0 means none
-	// Work arrays of solve, kept across multipliers: per layer (phases
-	// used) and lattice point, the least cost and how it was reached.
-	best [][]float64
-	bk   [][]back
+	// The DP of solve at the multipliers used last (least recently used
+	// out), and a clock for it.
+	lag      []*lagLayers
+	lagClock int
+	scr      *screener // the local search's screen, made on first use
+	buf      lsBuf     // the local search's work slices
 }
 
 // back is how a lattice point was reached at a layer: by a phase of gaps[gap]
@@ -63,7 +65,27 @@ type back struct {
 	gap  int16
 }
 
+// space returns the phased search's space of pr: made once, and shared
+// by the problems WithBudget derives from it.
 func (pr *problem) space() (*phaseSpace, error) {
+	if pr.shared == nil {
+		pr.shared = &spaceOnce{}
+	}
+	if c := pr.shared; !c.done {
+		c.sp, c.err = pr.newSpace()
+		c.done = true
+	}
+	return pr.shared.sp, pr.shared.err
+}
+
+// spaceOnce holds a problem's phase space once made.
+type spaceOnce struct {
+	sp   *phaseSpace
+	err  error
+	done bool
+}
+
+func (pr *problem) newSpace() (*phaseSpace, error) {
 	o, md := pr.o, pr.md
 	res := o.Resolution
 	end := int(o.Horizon / res)
@@ -242,47 +264,93 @@ func (sp *phaseSpace) closing(c int) Phase {
 	return Phase{Growth: Once, Gap: time.Duration(sp.end-c) * sp.res}
 }
 
-// solve finds the schedule of at most k phases minimising
-// lag + l1·stuck polls + l2·expected polls, by a DP over (phases used,
-// last poll) with the separable phase costs above.
-func (sp *phaseSpace) solve(k int, l1, l2 float64) cand {
-	md, lat, nl := sp.md, sp.lat, sp.nl
-	inf := math.Inf(1)
-	for len(sp.best) <= k {
-		sp.best = append(sp.best, make([]float64, nl))
-		sp.bk = append(sp.bk, make([]back, nl))
-	}
-	best, bk := sp.best[:k+1], sp.bk[:k+1]
-	for l := range best {
-		for x := range best[l] {
-			best[l][x] = inf
+// lagLayers is the DP of solve at one pair of multipliers, for as many
+// layers (phases used) as were asked for: the layers do not depend on k,
+// so the search for k phases goes on from those the searches for fewer
+// left at the same multipliers (each starts from the same guesses).
+type lagLayers struct {
+	l1, l2 float64
+	best   [][]float64 // per layer and lattice point, the least cost
+	bk     [][]back    // and how it was reached
+	ends   []layerEnd  // per layer, its best way to the horizon
+	used   int         // when last used, for the least recently used to go
+}
+
+// layerEnd is a layer's best way to the horizon: from lattice point x,
+// reached there (the horizon itself) or with a closing poll; x −1: none.
+type layerEnd struct {
+	v     float64
+	x     int
+	close bool
+}
+
+// lagSlots is how many multiplier pairs solve keeps the layers of, at
+// most: as many as lagBytes holds (16 bytes a lattice point and layer),
+// at least one (a lattice of 900,001 points, --min-gap 0 at 1 ms over 15
+// minutes, takes 130 MB a pair).
+const (
+	lagSlots = 16
+	lagBytes = 32 << 20
+)
+
+// layers returns the DP at (l1, l2) with layers 0 … k at least, kept.
+func (sp *phaseSpace) layers(k int, l1, l2 float64) *lagLayers {
+	sp.lagClock++
+	var m *lagLayers
+	for _, c := range sp.lag {
+		if c.l1 == l1 && c.l2 == l2 {
+			m = c
+			break
 		}
 	}
-	for x, ok := range sp.starts {
-		if ok {
-			best[0][x] = md.G[x*lat] + l1 + l2 // the first poll is always made
-			bk[0][x] = back{from: -1, gap: -1}
-		}
-	}
-	last := nl - 1 // the horizon, when on the lattice: reached, not left
-	endBest, endLayer, endFrom, endClose := inf, -1, -1, false
-	for l := 0; l <= k; l++ {
-		cur := best[l]
-		if sp.endOnLat && cur[last] < endBest {
-			endBest, endLayer, endFrom, endClose = cur[last], l, last, false
-		}
-		// The closing poll is not a phase: it may follow the k-th.
-		for x, v := range cur {
-			if c := x * lat; v < inf && c < sp.end && sp.canClose(c) {
-				if t := v + md.w(c, sp.end) + l1 + l2*md.madeAfter(c); t < endBest {
-					endBest, endLayer, endFrom, endClose = t, l, x, true
+	if m == nil {
+		if len(sp.lag) < max(1, min(lagSlots, lagBytes/(16*(MaxPhases+1)*sp.nl))) {
+			m = &lagLayers{}
+			sp.lag = append(sp.lag, m)
+		} else { // the least recently used goes; its arrays are reused
+			m = sp.lag[0]
+			for _, c := range sp.lag {
+				if c.used < m.used {
+					m = c
 				}
 			}
 		}
-		if l == k {
-			break
+		m.l1, m.l2 = l1, l2
+		m.best, m.bk, m.ends = m.best[:0], m.bk[:0], m.ends[:0]
+	}
+	m.used = sp.lagClock
+	for l := len(m.best); l <= k; l++ {
+		sp.layer(m, l)
+	}
+	return m
+}
+
+// layer computes layer l of m from layer l − 1 (the first poll, for 0)
+// and its best end.
+func (sp *phaseSpace) layer(m *lagLayers, l int) {
+	md, lat, nl := sp.md, sp.lat, sp.nl
+	l1, l2 := m.l1, m.l2
+	inf := math.Inf(1)
+	if cap(m.best) > l && len(m.best[:l+1][l]) == nl {
+		m.best, m.bk = m.best[:l+1], m.bk[:l+1]
+	} else {
+		m.best = append(m.best[:l], make([]float64, nl))
+		m.bk = append(m.bk[:l], make([]back, nl))
+	}
+	next, nb := m.best[l], m.bk[l]
+	for x := range next {
+		next[x] = inf
+	}
+	last := nl - 1 // the horizon, when on the lattice: reached, not left
+	if l == 0 {
+		for x, ok := range sp.starts {
+			if ok {
+				next[x] = md.G[x*lat] + l1 + l2 // the first poll is always made
+				nb[x] = back{from: -1, gap: -1}
+			}
 		}
-		next, nb := best[l+1], bk[l+1]
+	} else {
+		cur := m.best[l-1]
 		stop := nl // lattice points a phase may start from: all but the horizon
 		if sp.endOnLat {
 			stop = last
@@ -323,13 +391,42 @@ func (sp *phaseSpace) solve(k int, l1, l2 float64) cand {
 			}
 		}
 	}
+	// The layer's best way to the horizon: the first of the least, the
+	// horizon itself before the closing polls, which are not phases (one
+	// may follow the k-th).
+	e := layerEnd{v: inf, x: -1}
+	if sp.endOnLat && next[last] < e.v {
+		e = layerEnd{v: next[last], x: last}
+	}
+	for x, v := range next {
+		if c := x * lat; v < inf && c < sp.end && sp.canClose(c) {
+			if t := v + md.w(c, sp.end) + l1 + l2*md.madeAfter(c); t < e.v {
+				e = layerEnd{v: t, x: x, close: true}
+			}
+		}
+	}
+	m.ends = append(m.ends[:l], e)
+}
+
+// solve finds the schedule of at most k phases minimising
+// lag + l1·stuck polls + l2·expected polls, by a DP over (phases used,
+// last poll) with the separable phase costs above.
+func (sp *phaseSpace) solve(k int, l1, l2 float64) cand {
+	md, lat := sp.md, sp.lat
+	m := sp.layers(k, l1, l2)
+	endBest, endLayer, endFrom, endClose := math.Inf(1), -1, -1, false
+	for l, e := range m.ends[:k+1] {
+		if e.x >= 0 && e.v < endBest {
+			endBest, endLayer, endFrom, endClose = e.v, l, e.x, e.close
+		}
+	}
 	if endLayer < 0 {
 		panic("optimize: phased search found no schedule reaching the horizon")
 	}
 	phases := make([]Phase, endLayer, endLayer+1)
 	l, x := endLayer, endFrom
 	for ; l > 0; l-- {
-		b := bk[l][x]
+		b := m.bk[l][x]
 		phases[l-1] = sp.phase(int(b.from), x, int(b.gap))
 		x = int(b.from)
 	}
@@ -371,9 +468,14 @@ type lsEval struct {
 	ok    bool // valid and within the budget
 }
 
-// lsBuf holds eval's work slices.
+// lsBuf holds eval's work slices, and improve's: its arena of phases,
+// the neighbours and the walks they are screened from.
 type lsBuf struct {
-	polls []time.Duration
+	polls         []time.Duration
+	next, mine    []time.Duration // improve's polls of the best neighbour and of one tried
+	arena         []Phase
+	cands, ones   []Schedule
+	parents, recs []*qrec
 }
 
 // walk returns the last poll of each phase of s by the spec's rule, and
@@ -481,17 +583,17 @@ const maxMoves = 200
 // found, its phases merged and their Untils rounded (finish).
 func (sp *phaseSpace) improveAll(seed []Schedule, k int, grow bool, b Budget) Schedule {
 	var best lsEval
-	var buf lsBuf
+	buf := &sp.buf
 	for _, s := range seed {
-		r := sp.improve(sp.repeating(sp.merge(s)), k, grow, b, &buf)
+		r := sp.improve(sp.repeating(sp.merge(s)), k, grow, b, buf)
 		if r.ok && (!best.ok || r.obj < best.obj) {
 			best = r
 		}
 	}
 	if !best.ok {
-		return sp.finish(sp.merge(seed[0]), k, grow, &buf)
+		return sp.finish(sp.merge(seed[0]), k, grow, buf)
 	}
-	return sp.finish(sp.merge(best.s), k, grow, &buf)
+	return sp.finish(sp.merge(best.s), k, grow, buf)
 }
 
 // repeating writes each one-poll phase but the closing one ("3s") as the
@@ -537,7 +639,7 @@ func (sp *phaseSpace) finish(s Schedule, k int, grow bool, buf *lsBuf) Schedule 
 			} else if sp.bounds == nil {
 				// The poll before the phase's last: Until may be any age
 				// after it, up to the last.
-				before := ends[i] - p.GapAt(gapsIn(p, prev, ends[i]))
+				before := ends[i] - p.GapAt(sp.gapsIn(p, prev, ends[i]))
 				out.Phases[i].Until = roundestIn(before, ends[i])
 			}
 		}
@@ -547,7 +649,29 @@ func (sp *phaseSpace) finish(s Schedule, k int, grow bool, buf *lsBuf) Schedule 
 }
 
 // gapsIn returns how many gaps repeating phase p makes from a poll at from
-// to its last poll at end.
+// to its last poll at end: for a constant gap or a growing phase screen
+// takes, from the phase's gaps (see growth), else poll by poll.
+func (sp *phaseSpace) gapsIn(p Phase, from, end time.Duration) int {
+	if end <= from {
+		return 0
+	}
+	if p.Growth == Fixed {
+		if g := p.GapAt(1); g > 0 {
+			n := int((end - from) / g)
+			if (end-from)%g != 0 {
+				n++
+			}
+			return n
+		}
+	} else if gr, _ := sp.growthOf(sp.screener(), p); gr != nil {
+		if n := gr.firstAbove(end-from, false); n <= len(gr.gaps) || gr.capped {
+			return n
+		}
+	}
+	return gapsIn(p, from, end)
+}
+
+// gapsIn is sp.gapsIn poll by poll.
 func gapsIn(p Phase, from, end time.Duration) int {
 	n := 0
 	for last := from; last < end; {
@@ -572,7 +696,7 @@ func gapsIn(p Phase, from, end time.Duration) int {
 // schedule and stops when none improves (a local optimum) or after
 // maxMoves steps. The Lagrangian search leaves budget unspent because the
 // set of phased schedules is not convex; this spends it.
-func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf) lsEval {
+func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf) (res lsEval) {
 	// evalLanded evaluates y, or when it is not in the space, the first
 	// of its re-landings (reland) that is.
 	evalLanded := func(y Schedule) lsEval {
@@ -617,7 +741,7 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 		if i > 0 {
 			prev = x.ends[i-1]
 		}
-		n := gapsIn(p, prev, x.ends[i])
+		n := sp.gapsIn(p, prev, x.ends[i])
 		if d > 0 {
 			return x.ends[i] + 1, true // one more gap
 		}
@@ -626,14 +750,23 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 		}
 		return x.ends[i] - p.GapAt(n), true // stops at the poll before
 	}
+	// The neighbours' phases are cut from one arena, reused each step:
+	// only the schedule moved to outlives its step, and it is copied out
+	// (three-index slices make an append to a neighbour's phases copy).
+	arena := buf.arena[:0]
+	defer func() {
+		res.s.Phases = slices.Clone(res.s.Phases) // out of the arena, which the next search reuses
+		buf.arena = arena[:0]
+	}()
 	clone := func(s Schedule) Schedule {
-		s.Phases = slices.Clone(s.Phases)
+		n := len(arena)
+		arena = append(arena, s.Phases...)
+		s.Phases = arena[n:len(arena):len(arena)]
 		return s
 	}
-	// single returns the schedules one move of an end, a gap or the start
-	// away from x; with growth, also the moves of a phase's growth.
-	single := func(x lsEval, growth bool) []Schedule {
-		var out []Schedule
+	// single appends to out the schedules one move of an end, a gap or the
+	// start away from x; with growth, also the moves of a phase's growth.
+	single := func(out []Schedule, x lsEval, growth bool) []Schedule {
 		for _, d := range []int{-1, 1} {
 			y := clone(x.s)
 			y.Start += time.Duration(d) * lat
@@ -711,7 +844,7 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 			break
 		}
 		best := cur
-		for _, y := range single(cur, grow) {
+		for _, y := range single(nil, cur, grow) {
 			if r := evalLanded(y); r.valid && (overspend(r.e, b) < overspend(best.e, b) ||
 				overspend(r.e, b) == overspend(best.e, b) && r.obj < best.obj) {
 				best = r
@@ -725,15 +858,46 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 	if !cur.ok {
 		return cur
 	}
+	// Each neighbour is screened from the walk of the schedule it moves
+	// from (its parent: x, or a single move away for the pairs), whose
+	// phases before the first it changes it shares.
+	cands, ones, parents, recs := buf.cands, buf.ones, buf.parents, buf.recs // recs[0] is x's
+	defer func() { buf.cands, buf.ones, buf.parents, buf.recs = cands[:0], ones[:0], parents[:0], recs }()
 	for range maxMoves {
+		cur.s.Phases = slices.Clone(cur.s.Phases) // out of the arena
+		arena = arena[:0]
 		x := cur
 		n := len(x.s.Phases)
 		phases := x.s.PhaseCount()
-		cands := single(x, grow)
-		for _, y := range single(x, false) {
-			yy := sp.eval(y, k, grow, b, buf) // its ends, valid or not
-			cands = append(cands, single(yy, false)...)
+		if len(recs) == 0 {
+			recs = append(recs, &qrec{})
 		}
+		sp.record(x.s, grow, nil, recs[0])
+		cands = single(cands[:0], x, grow)
+		parents = parents[:0]
+		for range cands {
+			parents = append(parents, recs[0])
+		}
+		ones = single(ones[:0], x, false)
+		for i, y := range ones {
+			if len(recs) < i+2 {
+				recs = append(recs, &qrec{})
+			}
+			rec := recs[i+1]
+			sp.record(y, grow, recs[0], rec)
+			// Its ends, valid or not.
+			yy := lsEval{s: y, ends: rec.ends}
+			if !rec.fast {
+				yy = sp.eval(y, k, grow, b, buf)
+				rec = nil
+			}
+			m := len(cands)
+			cands = single(cands, yy, false)
+			for range cands[m:] {
+				parents = append(parents, rec)
+			}
+		}
+		m := len(cands)
 		for i := 0; i+1 < n; i++ { // merge i and i+1
 			a, c := x.s.Phases[i], x.s.Phases[i+1]
 			if a.Growth == Once {
@@ -764,7 +928,7 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 				if i > 0 {
 					prev = x.ends[i-1]
 				}
-				polls := gapsIn(a, prev, x.ends[i])
+				polls := sp.gapsIn(a, prev, x.ends[i])
 				f := nearestFactor(math.Pow(float64(c.Gap)/float64(a.Gap), 1/float64(max(polls, 1))))
 				y := clone(x.s)
 				y.Phases[i+1] = Phase{Growth: Exponential, Gap: a.Gap, Factor: f, Cap: c.Gap, Until: c.Until}
@@ -818,7 +982,7 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 			y.Phases[n-1] = Phase{Growth: Once, Gap: h - prev}
 			cands = append(cands, y)
 			{ // or repeat until one poll fewer, then close
-				if g := gapsIn(p, prev, h); g >= 2 {
+				if g := sp.gapsIn(p, prev, h); g >= 2 {
 					before := h - p.GapAt(g)
 					y := clone(x.s)
 					y.Phases[n-1].Until = before
@@ -827,18 +991,33 @@ func (sp *phaseSpace) improve(s Schedule, k int, grow bool, b Budget, buf *lsBuf
 				}
 			}
 		}
+		for range cands[m:] {
+			parents = append(parents, recs[0])
+		}
 		next := cur
-		try := func(y Schedule) bool {
+		// A neighbour making the polls of the best one found ties with it
+		// (eval's figures are those of the polls): no need to evaluate it.
+		nextPolls, _ := sp.pollsOf(cur.s, grow, buf.next)
+		try := func(y Schedule, par *qrec) bool {
+			thr := next.obj - 1e-12*max(1, math.Abs(next.obj))
+			if valid, exact := sp.screen(y, k, grow, b, thr, par); !exact {
+				return valid // ruled out
+			}
+			var fast bool
+			if buf.mine, fast = sp.pollsOf(y, grow, buf.mine); fast && slices.Equal(buf.mine, nextPolls) {
+				return true
+			}
 			r := sp.eval(y, k, grow, b, buf)
-			if r.ok && r.obj < next.obj-1e-12*max(1, math.Abs(next.obj)) {
+			if r.ok && r.obj < thr {
 				next = r
+				nextPolls = append(nextPolls[:0], buf.polls...)
 			}
 			return r.valid
 		}
-		for _, y := range cands {
-			if !try(y) {
+		for i, y := range cands {
+			if !try(y, parents[i]) {
 				for _, z := range sp.reland(y) {
-					try(z)
+					try(z, parents[i])
 				}
 			}
 		}

@@ -52,6 +52,21 @@ func (p *Problem) WithMinGap(g time.Duration) (*Problem, error) {
 	return &Problem{&problem{md: p.pr.md, b: p.pr.b, o: o}}, nil
 }
 
+// WithBudget returns the problem under budget b instead, sharing the
+// grid model and what the phased search keeps, which no budget enters
+// (its DP at given multipliers, the sums of its local search): a sweep
+// over budgets builds them once. The exact optimum is solved anew. It
+// is not safe for concurrent use with p. Errors wrap ErrInvalidBudget.
+func (p *Problem) WithBudget(b Budget) (*Problem, error) {
+	if err := b.validate(); err != nil {
+		return nil, err
+	}
+	if p.pr.shared == nil {
+		p.pr.shared = &spaceOnce{}
+	}
+	return &Problem{&problem{md: p.pr.md, b: b, o: p.pr.o, shared: p.pr.shared}}, nil
+}
+
 // WithNiceBounds returns the problem with the phase ends bounds instead
 // (nil: any), sharing the grid model and the exact optimum, which no bound
 // constrains.

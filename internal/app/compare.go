@@ -48,6 +48,12 @@ type arena struct {
 	heldOut     bool
 	note        string // which items the rows were scored on
 	short       string // the same, shorter, for plot titles
+	// solved holds schedules already derived on this arena by budget
+	// (the report's plan), which contenders takes instead of solving.
+	solved map[optimize.Budget]*derived
+	// problem is the first budget's, which the others derive from
+	// (optimize.Problem.WithBudget: one grid model and phase space).
+	problem *optimize.Problem
 }
 
 // checkHoldout checks --holdout before any reading.
@@ -129,11 +135,24 @@ const (
 // which it returns.
 func (a *arena) contenders(b optimize.Budget, fams []optimize.Family, opt optimize.ScoreOptions) ([]entry, optimize.Budget, error) {
 	var out []entry
-	sv := a.solve
-	sv.Budget = b
-	der, err := sv.solve(a.density, false)
-	if err != nil {
-		return nil, b, err
+	der := a.solved[b]
+	if der == nil {
+		sv := a.solve
+		sv.Budget = b
+		var pb *optimize.Problem
+		var err error
+		if a.problem == nil {
+			pb, err = optimize.NewProblem(a.density, b, sv.Options)
+			a.problem = pb
+		} else {
+			pb, err = a.problem.WithBudget(b)
+		}
+		if err != nil {
+			return nil, b, solveError(err)
+		}
+		if der, err = sv.solveOn(pb, false); err != nil {
+			return nil, b, err
+		}
 	}
 	if der.Result.Method != "exact" {
 		s := der.Result.Schedule

@@ -384,7 +384,10 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	} else {
 		items = itemsOf(test)
 	}
-	der, err := sv.solve(dist, true)
+	// The JSON shows the schedule and the exact optimum, not the price of
+	// simplicity, the √ rule or the warnings that explain a gap: those
+	// are solved for the table only.
+	der, err := sv.solve(dist, p.Format != "json")
 	if err != nil {
 		return nil, err
 	}

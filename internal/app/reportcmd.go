@@ -203,6 +203,9 @@ func arenaOf(s *section, sv Solve) *arena {
 		a.testItems = itemsOf(s.Test)
 	}
 	a.short = s.Note
+	// The plan's schedule at its budget is the sweep's there: not solved
+	// twice.
+	a.solved = map[optimize.Budget]*derived{sv.Budget: s.Derived}
 	return a
 }
 

@@ -190,6 +190,12 @@ func (s Solve) solve(d optimize.Distribution, full bool) (*derived, error) {
 	if err != nil {
 		return nil, solveError(err)
 	}
+	return s.solveOn(pb, full)
+}
+
+// solveOn is solve on a problem prepared for s's budget and options.
+func (s Solve) solveOn(pb *optimize.Problem, full bool) (*derived, error) {
+	var err error
 	out := &derived{}
 	switch {
 	case s.Method == "sqrt":

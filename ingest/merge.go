@@ -41,6 +41,10 @@ type merger struct {
 	typed    Unit
 	typedCol string
 	untyped  bool
+	// polls are a poll log's polls, in input order, and pollStarts their
+	// items' starts (with a start column): pollItems makes them items.
+	polls      []pollRow
+	pollStarts []int64
 }
 
 // reserve makes room for n more items, so that appending them does not
@@ -58,6 +62,7 @@ func (m *merger) reserve(n int) {
 		m.s.Created = bulk.Make[int64](len(m.s.Times), c) // len 0: every item has one
 	}
 	m.s.Times = regrow(m.s.Times, c)
+	m.s.Lower = regrow(m.s.Lower, c)
 	m.s.Created = regrow(m.s.Created, c)
 	m.s.Censored = regrow(m.s.Censored, c)
 	m.s.Weights = regrow(m.s.Weights, c)
@@ -93,6 +98,9 @@ func (m *merger) ensure(n int, b *batch) error {
 		}
 		if m.created {
 			per += CreatedBytesPerRow
+		}
+		if m.s.Lower != nil || b != nil && b.lower != nil {
+			per += 8
 		}
 		// In float64: a damaged count can overflow an int64 product.
 		if bytes := float64(c+cap(m.s.Times)) * float64(per); bytes > float64(m.memLimit) {
@@ -153,6 +161,15 @@ func (m *merger) add(b *batch) error {
 		}
 		m.s.Created = appendInPlace(m.s.Created, b.created)
 	}
+	if len(b.lower) > 0 || m.s.Lower != nil {
+		if len(b.lower) != len(b.times) {
+			panic(fmt.Sprintf("ingest: a batch of %d items has %d lower bounds", len(b.times), len(b.lower)))
+		}
+		if m.s.Lower == nil {
+			m.s.Lower = bulk.Make[float64](n0, cap(m.s.Times))
+		}
+		m.s.Lower = append(m.s.Lower, b.lower...)
+	}
 	m.anyCens = m.anyCens || b.cens != nil
 	if b.cens != nil && m.s.Censored == nil {
 		m.s.Censored = bulk.Make[bool](n0, cap(m.s.Times))
@@ -186,6 +203,11 @@ func (m *merger) add(b *batch) error {
 	}
 	if b.seg.len() > 0 || len(b.segNames) > 0 { // bins of count 0 have names only
 		m.addLabels(b)
+	}
+	if len(b.polls) > 0 {
+		if err := m.addPolls(b); err != nil {
+			return err
+		}
 	}
 	for _, x := range b.bins {
 		pb := placedBin{binRow: x, file: b.file, rowGroup: b.rowGroup}
@@ -239,6 +261,9 @@ func (m *merger) finish(name string, p *plan) (*Sample, *Report, error) {
 	if m.rep.Dropped == nil {
 		m.rep.Dropped = map[string]int{} // "dropped": {} in JSON, not null
 	}
+	if p.polls {
+		m.pollItems(p)
+	}
 	m.rep.Warnings = append(slices.Clone(p.warnings), m.rep.Warnings...)
 	m.rep.Unit, m.rep.UnitFrom, m.rep.UnitColumn = p.unit, p.unitFrom, p.unitCol
 	if m.typed != 0 && !m.untyped {
@@ -255,7 +280,7 @@ func (m *merger) finish(name string, p *plan) (*Sample, *Report, error) {
 		slices.Sort(m.statuses)
 		seen = "; values seen include " + strings.Join(m.statuses, ", ")
 	}
-	if len(opt.Pending) > 0 && m.rep.Censored == 0 {
+	if len(opt.Pending) > 0 && m.rep.Censored == 0 && !p.polls { // poll logs: warnPolls
 		m.rep.warn("no row has a pending status (%s in column %q): nothing is censored%s", strings.Join(opt.Pending, ", "), opt.Status, seen)
 	}
 	if !opt.ObservedAt.IsZero() && opt.Column != "" && opt.End == "" {

@@ -58,7 +58,7 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 		files[i] = f
 		m.warnLayout(f.columns, in.part, p, nil)
 		m.noteUnit(p, f.durNs)
-		if p.opt.Dedupe == "" && (p.names[roleStart] != "" || p.opt.Binned) {
+		if p.opt.Dedupe == "" && (p.names[roleStart] != "" || p.opt.Binned) && !p.polls {
 			f.rep = &m.repeats
 		}
 		for rg, n := range f.rowGroup {
@@ -79,13 +79,15 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 	if p.maxRows > 0 && int64(m.rep.Read)+rows > int64(p.maxRows) {
 		return p.tooManyRows(ins[0].path, int64(m.rep.Read)+rows)
 	}
-	if err := m.ensure(int(rows), nil); err != nil {
+	if p.polls {
+		m.reservePolls(int(rows)) // polls are not items: pollItems makes those
+	} else if err := m.ensure(int(rows), nil); err != nil {
 		return &ParseError{File: ins[0].path, RowGroup: -1, Err: err}
 	}
 	if rows == 0 && !multi {
 		return &ParseError{File: ins[0].path, RowGroup: -1, Err: fmt.Errorf("%w: the file has no rows", ErrNoRows)}
 	}
-	if !p.opt.Binned {
+	if !p.opt.Binned && !p.polls {
 		// Each row group decodes straight into its place in the sample, so
 		// that merging is no copy when no row is left out. A row group
 		// never yields more items than rows (binned input can: it is
@@ -424,6 +426,9 @@ func arrowUnit(ns int64) string {
 
 // wantType describes the types a role accepts, for errors.
 func wantType(p *plan, r role) string {
+	if p.stamps && (r == roleLower || r == roleUpper) {
+		r = roleStart // interval timestamps
+	}
 	switch r {
 	case roleStart, roleEnd:
 		if p.epochNs > 0 {
@@ -442,6 +447,9 @@ func checkType(p *plan, r role, k pqKind) error {
 	c := k.class
 	isNum := c == kInt || c == kUint64 || c == kFloat
 	ok := false
+	if p.stamps && (r == roleLower || r == roleUpper) {
+		r = roleStart // interval timestamps
+	}
 	switch r {
 	case roleStart, roleEnd:
 		ok = c == kTimestamp || c == kDate || c == kText || (isNum && p.epochNs > 0)

@@ -130,7 +130,9 @@ func (e *ParseError) Unwrap() error { return e.Err }
 
 // ReadOptions says where the settle times are in the input and how to read
 // them. The zero value reads nothing useful: set Column, or Start and End,
-// or Column with Start or End, or Binned.
+// or Column with Start or End, or Binned; or, for what a client's poller
+// saw, a poll log (PollID) or interval timestamps (Start with LastPending
+// and FirstSettled), whose items are intervals (Sample.Lower).
 //
 // A row's settle time is the value of Column (a duration) when Column is
 // set, else End − Start (two timestamps). Its creation instant
@@ -227,6 +229,33 @@ type ReadOptions struct {
 	// Bins names the columns of binned input; zero fields mean the
 	// DefaultBinColumns names.
 	Bins BinColumns
+
+	// PollID names the item id column of a poll log: one row per poll a
+	// client made, with the poll's age (Column, a duration) or timestamp
+	// (PolledAt), and the status it saw (Status: one of Pending, else
+	// settled; ExcludeStatus leaves a poll out, such as a failed
+	// request's). The reader groups the polls by id, one item each: it
+	// settled after the last poll that saw it pending and by the first
+	// that saw it settled (Sample.Lower, Sample.Times), or is censored at
+	// its last poll (see polllog.go). Report.Polls counts what the
+	// grouping found. Ids are told apart by a 64-bit hash: two of 10⁷ ids
+	// share one with probability below 3·10⁻⁶.
+	PollID string
+	// PolledAt names the column of the polls' timestamps in a poll log:
+	// a poll's age is PolledAt − Start with Start, else PolledAt − the
+	// item's first poll (which then has age 0 and places the item in
+	// time, Sample.Created).
+	PolledAt string
+	// LastPending and FirstSettled name timestamp columns of one row per
+	// item: when the last poll that saw it pending and the first that saw
+	// it settled were made. With Start, the item settled after
+	// LastPending − Start and by FirstSettled − Start (Sample.Lower,
+	// Sample.Times); an empty LastPending is the item's start (its first
+	// poll found it settled). A row with an empty FirstSettled, or a
+	// pending Status, is still pending: censored at LastPending − Start.
+	// Timestamps are read as Start's are (Epoch, RFC 3339, Parquet
+	// timestamps).
+	LastPending, FirstSettled string
 
 	// Progress, when not nil, receives a progress bar for long reads (the
 	// CLI passes os.Stderr when it is a terminal and --quiet is not set).
@@ -340,6 +369,9 @@ type Report struct {
 	Unit       Unit       `json:"unit,omitempty"`
 	UnitFrom   UnitSource `json:"unit_from,omitempty"`
 	UnitColumn string     `json:"unit_column,omitempty"`
+	// Polls, for a poll log (ReadOptions.PollID), counts the items its
+	// polls made and what the checks found; rows are polls. Nil otherwise.
+	Polls *PollCounts `json:"polls,omitempty"`
 	// Warnings are things about the input a person should look at, such
 	// as a pending status that no row has.
 	Warnings []string `json:"warnings,omitempty"`
@@ -386,6 +418,13 @@ func (r *Report) String() string {
 	}
 	if r.BlankLines > 0 {
 		fmt.Fprintf(&b, "; skipped %s", howMany(r.BlankLines, "blank line"))
+	}
+	if c := r.Polls; c != nil {
+		fmt.Fprintf(&b, "; %s of %s (%d settled, %d pending at their last poll, censored)", howMany(r.Used, "poll"), howMany(c.Items, "item"), c.Settled, c.Items-c.Settled)
+		if s := c.String(); s != "" {
+			b.WriteString("; ")
+			b.WriteString(s)
+		}
 	}
 	return b.String()
 }

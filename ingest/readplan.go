@@ -42,6 +42,8 @@ type plan struct {
 	cleaning bool     // dedupe or zeroNeg: plan.clean has work
 
 	created     bool  // the rows have timestamps: items get Sample.Created
+	polls       bool  // ReadOptions.PollID: rows are polls (polllog.go)
+	stamps      bool  // LastPending, FirstSettled: rows are intervals of timestamps (stamps.go)
 	epochNs     int64 // nanoseconds per epoch unit; 0 means text timestamps
 	pending     []string
 	exclude     []string
@@ -78,7 +80,7 @@ func newPlan(opt ReadOptions) (*plan, error) {
 		if opt.Column != "" || opt.Start != "" || opt.End != "" || opt.Status != "" {
 			return nil, fmt.Errorf("%w: binned input takes no duration, start, end or status column", ErrOption)
 		}
-	} else {
+	} else if !opt.observed() {
 		switch {
 		case opt.Column != "" && opt.Start != "" && opt.End != "":
 			return nil, fmt.Errorf("%w: a duration column goes with a start or an end column, not both: set --column with --start or --end, or --start and --end", ErrOption)
@@ -121,6 +123,11 @@ func newPlan(opt ReadOptions) (*plan, error) {
 	case opt.MaxRows > 0:
 		p.maxRows = opt.MaxRows
 	}
+	if opt.observed() {
+		if err := p.observedPlan(); err != nil {
+			return nil, err
+		}
+	}
 	p.memLimit = memAvailable()
 	if p.maxRows == 0 {
 		p.maxRows = int(p.memLimit / p.bytesPerRow())
@@ -131,6 +138,12 @@ func newPlan(opt ReadOptions) (*plan, error) {
 // bytesPerRow is the memory a row may take: BytesPerRow, and
 // CreatedBytesPerRow more with timestamps.
 func (p *plan) bytesPerRow() int64 {
+	if p.polls && p.names[roleStart] != "" {
+		return PollBytesPerRow + CreatedBytesPerRow
+	}
+	if p.polls {
+		return PollBytesPerRow
+	}
 	if p.created {
 		return BytesPerRow + CreatedBytesPerRow
 	}

@@ -96,6 +96,12 @@ func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 	if p.opt.Binned {
 		return p.bin(b, c)
 	}
+	if p.polls {
+		return p.poll(b, c)
+	}
+	if p.stamps {
+		return p.stampsItem(b, c)
+	}
 	pending := false
 	if p.names[roleStatus] != "" {
 		st := trimSpace(c[roleStatus].b)

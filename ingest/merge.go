@@ -307,6 +307,7 @@ func (m *merger) finish(name string, p *plan) (*Sample, *Report, error) {
 	m.warnEpoch(p)
 	m.warnZoneless(p)
 	m.warnObserved(p)
+	m.warnDiscovery(p)
 	s, rep := m.s, m.rep
 	if !m.anyCens {
 		s.Censored = nil

@@ -184,7 +184,7 @@ func TestReadPollLogReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "read 6 rows: used 6 (censored 1), excluded 0, dropped 0; 6 polls of 3 items (2 settled, 1 pending at their last poll, censored); " +
+	want := "read 6 rows (polls): used 6, excluded 0, dropped 0; 3 items: 2 settled, 1 pending at their last poll (censored); " +
 		"1 poll out of order in 1 item (sorted by age), 1 item settled then pending (the first settled poll counts), " +
 		"1 duplicate poll at the age of another of the item's (one counted, a settled one first), 1 item polled once"
 	if got := rep.String(); got != want {

@@ -399,6 +399,12 @@ func (r *Report) String() string {
 	if r.Items > 0 { // binned input: rows are bins, Censored counts items
 		fmt.Fprintf(&b, "read %s (bins): used %d, holding %s items (censored %d), excluded %d, dropped %d",
 			howMany(r.Read, "row"), r.Used, strconv.FormatFloat(r.Items, 'f', -1, 64), r.Censored, r.Excluded, r.DroppedTotal())
+	} else if r.Polls != nil { // a poll log: rows are polls, Censored counts items
+		fmt.Fprintf(&b, "read %s (polls): used %d", howMany(r.Read, "row"), r.Used)
+		if r.Zeroed > 0 {
+			fmt.Fprintf(&b, " (%d negative set to 0, lowest %s)", r.Zeroed, fmtSigned(r.Lowest))
+		}
+		fmt.Fprintf(&b, ", excluded %d, dropped %d", r.Excluded, r.DroppedTotal())
 	} else {
 		fmt.Fprintf(&b, "read %s: used %d (censored %d", howMany(r.Read, "row"), r.Used, r.Censored)
 		if r.Zeroed > 0 {
@@ -420,7 +426,7 @@ func (r *Report) String() string {
 		fmt.Fprintf(&b, "; skipped %s", howMany(r.BlankLines, "blank line"))
 	}
 	if c := r.Polls; c != nil {
-		fmt.Fprintf(&b, "; %s of %s (%d settled, %d pending at their last poll, censored)", howMany(r.Used, "poll"), howMany(c.Items, "item"), c.Settled, c.Items-c.Settled)
+		fmt.Fprintf(&b, "; %s: %d settled, %d pending at their last poll (censored)", howMany(c.Items, "item"), c.Settled, c.Items-c.Settled)
 		if s := c.String(); s != "" {
 			b.WriteString("; ")
 			b.WriteString(s)

@@ -66,7 +66,7 @@ func (in Input) load(stderr io.Writer) (*ingest.Sample, *ingest.Report, error) {
 	}
 	switch {
 	case len(in.Paths) > 0:
-		if in.Read.Column == "" && in.Read.Start == "" && in.Read.End == "" && !in.Read.Binned {
+		if in.Read.Column == "" && in.Read.Start == "" && in.Read.End == "" && !in.Read.Binned && in.Read.PollID == "" && in.Read.PolledAt == "" && in.Read.LastPending == "" && in.Read.FirstSettled == "" {
 			return nil, nil, Usagef("--column is required with --input: name the column that holds settle times (or give --start and --end)")
 		}
 		collectTighter(in.Paths)

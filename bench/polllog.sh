@@ -46,10 +46,13 @@ for _ in 1 2 3; do
 done
 echo "$rows poll rows of $items items; as many exact rows (payments); medians of 3"
 printf '%-6s %10s %12s %8s %8s\n' input "peak MiB" "net B/row" wall user
+med() { sort -n | sed -n 2p; } # the median of 3
 for k in polls exact; do
 	b=$base
 	[ "$k" = exact ] && b=$ebase
-	grep "^$k " "$DIR/runs.txt" | sort -k2,2n | awk -v k="$k" -v n="$rows" -v base="$b" '
-		{ kb[NR] = $2; s[NR] = $3; u[NR] = $4 }
-		END { asort(s); asort(u); printf "%-6s %10.0f %12.1f %7.1fs %7.1fs\n", k, kb[2]/1024, (kb[2]-base)*1024/n, s[2], u[2] }'
+	kb=$(grep "^$k " "$DIR/runs.txt" | cut -d' ' -f2 | med)
+	s=$(grep "^$k " "$DIR/runs.txt" | cut -d' ' -f3 | med)
+	u=$(grep "^$k " "$DIR/runs.txt" | cut -d' ' -f4 | med)
+	awk -v k="$k" -v n="$rows" -v base="$b" -v kb="$kb" -v s="$s" -v u="$u" \
+		'BEGIN { printf "%-6s %10.0f %12.1f %7.1fs %7.1fs\n", k, kb/1024, (kb-base)*1024/n, s, u }'
 done

@@ -9,11 +9,12 @@ type batch struct {
 	weights  []float64
 	seg      labels
 	created  []int64   // with timestamps (plan.created): creation instants
-	lower    []float64 // interval timestamps (plan.stamps): lower bounds
+	lower    []float64 // interval input (plan.interval): each item's lower bound
 	segNames []string
 	segIdx   map[string]int32
 
 	read, used, excluded, censored int
+	intervals                      int // items in an interval (Report.Intervals)
 	blank                          int // blank lines skipped (CSV)
 	items                          float64
 	dropped                        [nReasons]int

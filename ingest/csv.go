@@ -68,7 +68,7 @@ func ReadCSV(r io.Reader, name string, opt ReadOptions) (*Sample, *Report, error
 			size = st.Size()
 		}
 	}
-	m := merger{memLimit: p.memLimit, created: p.created}
+	m := merger{memLimit: p.memLimit, created: p.created, interval: p.interval}
 	if err := readCSV(r, name, size, p, nil, &m, nil, nil); err != nil {
 		return nil, nil, err
 	}

@@ -368,6 +368,9 @@ func (m *merger) dedupe(b *batch) {
 			if b.cens != nil && b.cens[i] {
 				b.censored--
 			}
+			if b.lower != nil && b.lower[i] < b.times[i] {
+				b.intervals--
+			}
 			b.dropped[reasonDuplicateID]++
 			continue
 		}

@@ -35,6 +35,7 @@ type merger struct {
 	bins       []placedBin // binned input: every bin read, for the overlap check
 	memLimit   int64       // plan.memLimit
 	created    bool        // plan.created: the sample holds Created
+	interval   bool        // plan.interval: the sample holds Lower
 	// typed is the unit of the Parquet duration columns read; untyped
 	// is set when some input's duration column holds bare numbers or
 	// text instead.
@@ -61,9 +62,12 @@ func (m *merger) reserve(n int) {
 	if m.created && m.s.Created == nil {
 		m.s.Created = bulk.Make[int64](len(m.s.Times), c) // len 0: every item has one
 	}
+	if m.interval && m.s.Lower == nil {
+		m.s.Lower = bulk.Make[float64](len(m.s.Times), c)
+	}
 	m.s.Times = regrow(m.s.Times, c)
-	m.s.Lower = regrow(m.s.Lower, c)
 	m.s.Created = regrow(m.s.Created, c)
+	m.s.Lower = regrow(m.s.Lower, c)
 	m.s.Censored = regrow(m.s.Censored, c)
 	m.s.Weights = regrow(m.s.Weights, c)
 	m.s.Segment = regrow(m.s.Segment, c)
@@ -99,8 +103,8 @@ func (m *merger) ensure(n int, b *batch) error {
 		if m.created {
 			per += CreatedBytesPerRow
 		}
-		if m.s.Lower != nil || b != nil && b.lower != nil {
-			per += 8
+		if m.interval {
+			per += LowerBytesPerRow
 		}
 		// In float64: a damaged count can overflow an int64 product.
 		if bytes := float64(c+cap(m.s.Times)) * float64(per); bytes > float64(m.memLimit) {
@@ -161,14 +165,14 @@ func (m *merger) add(b *batch) error {
 		}
 		m.s.Created = appendInPlace(m.s.Created, b.created)
 	}
-	if len(b.lower) > 0 || m.s.Lower != nil {
+	if m.interval {
 		if len(b.lower) != len(b.times) {
 			panic(fmt.Sprintf("ingest: a batch of %d items has %d lower bounds", len(b.times), len(b.lower)))
 		}
 		if m.s.Lower == nil {
 			m.s.Lower = bulk.Make[float64](n0, cap(m.s.Times))
 		}
-		m.s.Lower = append(m.s.Lower, b.lower...)
+		m.s.Lower = appendInPlace(m.s.Lower, b.lower)
 	}
 	m.anyCens = m.anyCens || b.cens != nil
 	if b.cens != nil && m.s.Censored == nil {
@@ -227,6 +231,7 @@ func (m *merger) add(b *batch) error {
 	m.rep.Used += b.used
 	m.rep.Excluded += b.excluded
 	m.rep.Censored += b.censored
+	m.rep.Intervals += b.intervals
 	m.rep.Items += b.items
 	z := negatives{m.rep.Zeroed, m.rep.Lowest}
 	z.add(b.zeroed)

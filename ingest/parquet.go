@@ -102,7 +102,10 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 		if m.created {
 			m.s.Created = regrow(m.s.Created, cap(m.s.Times))
 		}
-		cens := p.names[roleStatus] != "" || p.created
+		if m.interval {
+			m.s.Lower = regrow(m.s.Lower, cap(m.s.Times))
+		}
+		cens := p.names[roleStatus] != "" || p.created || p.interval
 		if cens && m.s.Censored == nil {
 			m.s.Censored = bulk.Make[bool](len(m.s.Times), cap(m.s.Times)) // zero: dropped at the end without a censored item
 		}
@@ -122,6 +125,9 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 			u.b.times = m.s.Times[off : off : off+n]
 			if m.created {
 				u.b.created = m.s.Created[off : off : off+n]
+			}
+			if m.interval {
+				u.b.lower = m.s.Lower[off : off : off+n]
 			}
 			if cens {
 				u.b.censAt = m.s.Censored[off : off+n : off+n]

@@ -444,9 +444,13 @@ func (m *merger) pollItems(p *plan) {
 			s.Segment8 = bulk.Make[uint8](len(items), len(items))
 		}
 	}
+	intervals := 0
 	for i, it := range items {
 		s.Times[i] = float64(it.at) / 1e9
 		s.Lower[i] = float64(int64(it.id)) / 1e9
+		if s.Lower[i] < s.Times[i] {
+			intervals++
+		}
 		if it.key&1 == 1 {
 			s.Censored[i] = true
 		}
@@ -460,6 +464,7 @@ func (m *merger) pollItems(p *plan) {
 	m.s = s
 	m.anyCens = s.Censored != nil
 	m.rep.Censored = c.Items - c.Settled
+	m.rep.Intervals = intervals
 	m.rep.Polls = &c
 	m.warnPolls(p, &c)
 }

@@ -150,6 +150,15 @@ p,2025-03-01T00:00:09Z,2025-03-01T00:00:18Z,settled
 			if rep.Censored != tc.count.Items-tc.count.Settled {
 				t.Errorf("Report.Censored = %d, want %d", rep.Censored, tc.count.Items-tc.count.Settled)
 			}
+			intervals := 0
+			for _, iv := range tc.want {
+				if iv.Lower < iv.Upper {
+					intervals++
+				}
+			}
+			if rep.Intervals != intervals {
+				t.Errorf("Report.Intervals = %d, want %d", rep.Intervals, intervals)
+			}
 			if err := s.Validate(); err != nil {
 				t.Error(err)
 			}

@@ -47,6 +47,9 @@ var (
 	ErrTooManyRows = errors.New("too many rows")
 	// ErrLineEnds is CSV whose lines end in a carriage return alone.
 	ErrLineEnds = errors.New("lines end in CR only")
+	// ErrBadInterval is a row whose last pending age
+	// (ReadOptions.SettledAfter) is above its first settled age.
+	ErrBadInterval = errors.New("pending after settled")
 )
 
 // maxQuoted is the most bytes of an input value an error quotes, and
@@ -283,6 +286,10 @@ const BytesPerRow = 16
 // a row, on input with timestamps only.
 const CreatedBytesPerRow = 8
 
+// LowerBytesPerRow is what Sample.Lower adds to BytesPerRow: a float64 a
+// row, on interval input (ReadOptions.SettledAfter) only.
+const LowerBytesPerRow = 8
+
 // memAvailable is systemMemAvailable, a variable for tests.
 var memAvailable = systemMemAvailable
 
@@ -339,11 +346,15 @@ func (n Negative) String() string {
 // counted here. For binned input rows are bins; Items and Censored then
 // count the items the bins stand for.
 type Report struct {
-	Read     int            `json:"read"`
-	Used     int            `json:"used"`
-	Censored int            `json:"censored"`
-	Excluded int            `json:"excluded"`
-	Dropped  map[string]int `json:"dropped"`
+	Read     int `json:"read"`
+	Used     int `json:"used"`
+	Censored int `json:"censored"`
+	// Intervals counts the rows used that are interval-censored: known to
+	// settle after their ReadOptions.SettledAfter age and by their
+	// Column age, the two apart (the others are exact or censored).
+	Intervals int            `json:"intervals,omitempty"`
+	Excluded  int            `json:"excluded"`
+	Dropped   map[string]int `json:"dropped"`
 	// BlankLines counts the blank lines of CSV input, which are skipped,
 	// not rows (a line of a one-column file is a row only with a value).
 	BlankLines int `json:"blank_lines,omitempty"`

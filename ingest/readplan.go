@@ -38,6 +38,7 @@ type plan struct {
 	warnings []string // about the options, for every Report
 	dedupe   bool     // ReadOptions.Dedupe is set
 	hasSeg   bool     // ReadOptions.Segment is set
+	interval bool     // ReadOptions.SettledAfter is set: items get Sample.Lower
 	zeroNeg  bool     // ReadOptions.Negative is NegativeZero
 	cleaning bool     // dedupe or zeroNeg: plan.clean has work
 
@@ -144,10 +145,14 @@ func (p *plan) bytesPerRow() int64 {
 	if p.polls {
 		return PollBytesPerRow
 	}
+	n := int64(BytesPerRow)
 	if p.created {
-		return BytesPerRow + CreatedBytesPerRow
+		n += CreatedBytesPerRow
 	}
-	return BytesPerRow
+	if p.interval {
+		n += LowerBytesPerRow
+	}
+	return n
 }
 
 // plainDuration reports whether a row's item is its duration value alone:

@@ -29,7 +29,9 @@ func (p *plan) stampsPlan() error {
 	case !o.ObservedAt.IsZero():
 		return fmt.Errorf("%w: a pending item is censored at its last pending poll (--last-pending): --observed-at does not apply", ErrOption)
 	}
-	p.stamps, p.created = true, true
+	// plan.interval makes the merger hold Sample.Lower, as for
+	// ReadOptions.SettledAfter; the rows are read by stampsItem.
+	p.stamps, p.created, p.interval = true, true, true
 	p.names[roleDur], p.names[roleStart], p.names[roleEnd] = "", o.Start, ""
 	p.names[roleLower], p.names[roleUpper] = o.LastPending, o.FirstSettled
 	return nil
@@ -99,12 +101,7 @@ func (p *plan) stampsItem(b *batch, c *[nRoles]cell) (role, error) {
 			return roleUpper, err
 		}
 		if first < last {
-			if !p.zeroNeg {
-				b.negative = float64(first-last) / 1e9
-				return roleUpper, fmt.Errorf("%w: the first settled poll %s is before the last pending one %s", ErrEndBeforeStart, fmtNanos(first), fmtNanos(last))
-			}
-			b.zeroed.note(float64(first-last) / 1e9)
-			first = last
+			return roleUpper, fmt.Errorf("%w: the first poll that saw the item settled, at %s, is before the last that saw it pending, at %s", ErrBadInterval, fmtNanos(first), fmtNanos(last))
 		}
 		if hi = first - start; hi < 0 {
 			return roleUpper, fmt.Errorf("%w: start %s, first settled poll %s are more than 292 years apart", ErrOutOfRange, fmtNanos(start), fmtNanos(first))
@@ -128,6 +125,9 @@ func (p *plan) stampsItem(b *batch, c *[nRoles]cell) (role, error) {
 	b.push(float64(hi)/1e9, pending, 1, false, seg, p.hasSeg)
 	b.lower = append(b.lower, float64(lo)/1e9)
 	b.created = append(b.created, start)
+	if lo < hi {
+		b.intervals++
+	}
 	b.used++
 	if pending {
 		b.censored++

@@ -120,8 +120,8 @@ func TestReadStampsErrors(t *testing.T) {
 		want error
 		msg  string
 	}{
-		{"settled before pending", stampsOptions, head + "2025-03-01T00:00:00Z,2025-03-01T00:00:08Z,2025-03-01T00:00:03Z\n", ErrEndBeforeStart,
-			`row 2, column "first_settled": end before start: the first settled poll 2025-03-01T00:00:03Z is before the last pending one 2025-03-01T00:00:08Z`},
+		{"settled before pending", stampsOptions, head + "2025-03-01T00:00:00Z,2025-03-01T00:00:08Z,2025-03-01T00:00:03Z\n", ErrBadInterval,
+			`row 2, column "first_settled": pending after settled: the first poll that saw the item settled, at 2025-03-01T00:00:03Z, is before the last that saw it pending, at 2025-03-01T00:00:08Z`},
 		{"pending before start", stampsOptions, head + "2025-03-01T00:00:10Z,2025-03-01T00:00:08Z,2025-03-01T00:00:13Z\n", ErrEndBeforeStart, `column "last_pending"`},
 		{"both empty", stampsOptions, head + "2025-03-01T00:00:10Z,,\n", ErrEmptyValue, `column "last_pending"`},
 		{"bad timestamp", stampsOptions, head + "2025-03-01T00:00:10Z,soon,\n", ErrBadTimestamp, `column "last_pending"`},
@@ -137,22 +137,28 @@ func TestReadStampsErrors(t *testing.T) {
 			}
 		})
 	}
-	csv := head + "2025-03-01T00:00:00Z,2025-03-01T00:00:08Z,2025-03-01T00:00:03Z\n2025-03-01T00:00:00Z,2025-03-01T00:00:01Z,2025-03-01T00:00:03Z\n"
-	for _, tc := range []struct {
-		neg  Negative
-		want []interval
-	}{
-		{NegativeDrop, []interval{{1, 3, false, ""}}},
-		{NegativeZero, []interval{{8, 8, false, ""}, {1, 3, false, ""}}}, // settled at its last pending poll
-	} {
-		opt := stampsOptions
-		opt.Negative = tc.neg
-		s, _, err := ReadCSV(strings.NewReader(csv), "stamps.csv", opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(tc.want, intervalsOf(s)); diff != "" {
-			t.Errorf("--negative %s (-want +got):\n%s", tc.neg, diff)
-		}
+	// Dropped with DropInvalid, counted by reason; a last pending poll
+	// before the start is clock skew, which --negative zero makes 0.
+	csv := head + "2025-03-01T00:00:00Z,2025-03-01T00:00:08Z,2025-03-01T00:00:03Z\n2025-03-01T00:00:00Z,2025-03-01T00:00:01Z,2025-03-01T00:00:03Z\n2025-03-01T00:00:00Z,2025-03-01T00:00:00Z,\n"
+	opt := stampsOptions
+	opt.DropInvalid = true
+	s, rep, err := ReadCSV(strings.NewReader(csv), "stamps.csv", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]interval{{1, 3, false, ""}, {0, 0, true, ""}}, intervalsOf(s)); diff != "" {
+		t.Errorf("DropInvalid (-want +got):\n%s", diff)
+	}
+	if rep.Dropped["pending after settled"] != 1 || rep.Intervals != 1 || rep.Censored != 1 {
+		t.Errorf("report %s, want 1 dropped as pending after settled, 1 interval, 1 censored", rep)
+	}
+	opt = stampsOptions
+	opt.Negative = NegativeZero
+	s, rep, err = ReadCSV(strings.NewReader(head+"2025-03-01T00:00:02Z,2025-03-01T00:00:01.5Z,2025-03-01T00:00:05Z\n"), "stamps.csv", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]interval{{0, 3, false, ""}}, intervalsOf(s)); diff != "" || rep.Zeroed != 1 || rep.Lowest != -0.5 {
+		t.Errorf("--negative zero: %s (-want +got):\n%s", rep, diff)
 	}
 }

@@ -162,7 +162,7 @@ const perSegmentPlot = "; with --segment, one more per segment, named FILE-SEGME
 // inputFlags are the flags of every command that reads settle times.
 func inputFlags() []cli.Flag {
 	return inCategory(catInput, []cli.Flag{
-		&cli.StringSliceFlag{Name: "input", Aliases: []string{"i"}, Usage: "settle times: a CSV (.csv, .csv.gz, .csv.zst) or Parquet `FILE`, a glob, a directory (Hive-partitioned too) or - for stdin; repeatable"},
+		&cli.StringSliceFlag{Name: "input", Aliases: []string{"i"}, Usage: "settle times: a CSV (.csv, .csv.gz, .csv.zst) or Parquet `FILE`, a glob, a directory (Hive-partitioned too) or - for stdin; repeatable. Without it, data piped or redirected in is read as -; a terminal or /dev/null is no data"},
 		&cli.StringFlag{Name: "column", Aliases: []string{"c"}, Usage: "column holding settle times (bare numbers in --unit, or Go durations such as 1.5s); may go with --start or --end, whose timestamps then place each item in time"},
 		&cli.StringFlag{Name: "unit", Usage: "unit of bare numbers: ns, us, ms, s, m, h or d", DefaultText: "from the column name, as in Latency(ms), settle_ms, duration_seconds, elapsedMillis; else s"},
 		&cli.StringFlag{Name: "start", Usage: "the column of creation timestamps (RFC 3339, where no zone means UTC, or epoch numbers with --epoch): with --end, settle times are end − start; with --column, items were created at start"},
@@ -252,10 +252,25 @@ func inputOf(c *cli.Context, stderr io.Writer, withBundled bool) (app.Input, err
 		in.Read.Progress = ingest.TerminalProgress(f)
 	}
 	if withBundled {
-		in.Bundled = &app.Bundled{Name: "julia_ci_job_durations.csv", Data: bundled, Column: "duration_s"}
+		in.Bundled = &app.Bundled{Name: "julia_ci_job_durations.csv", Data: bundled, Column: "duration_s", About: "Julia CI job durations"}
+	}
+	// Without --input, data piped in is read as --input - reads it; a
+	// --dist model or a --density file is what the command works from
+	// instead.
+	if c.String("dist") == "" && c.String("density") == "" {
+		if _, err := in.FromStdin(stdin, stderr); err != nil {
+			return app.Input{}, err
+		}
+	}
+	if in.Read.Stdin == nil && slices.Contains(in.Paths, "-") {
+		in.Read.Stdin = stdin
 	}
 	return in, nil
 }
+
+// stdin is the standard input commands read when no --input is given and
+// it holds data (app.StdinData); tests replace it.
+var stdin = os.Stdin
 
 func evaluateCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{

@@ -42,6 +42,10 @@ var cliCases = []struct {
 	{"compare_poll_cost", "compare|-i|fixtures/payments.csv|-c|settle_s|--poll-cost|0.5", 2},
 	{"sweep_payments", "sweep|-i|fixtures/payments.csv|-c|settle_s|--horizon|15m|--budgets|20..80:3|--families|exp,fixed|--phases|exact|-s|before|-q", 0},
 	{"sweep_bad_budgets", "sweep|-i|fixtures/payments.csv|-c|settle_s|--budgets|80..20", 2},
+	// Every family spends the budget where the default min gap (500 ms)
+	// kept their shapes as written from it (linear spent 50 of 152).
+	{"compare_payments_equal_spend", "compare|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--budget|152|-q", 0},
+	{"sweep_payments_families", "sweep|-i|fixtures/payments.csv|-c|settle_s|--status|status|--pending|pending|--budgets|37..152:2|-q", 0},
 	// Usage errors: said before any row is read (no "read … rows" line).
 	{"fit_bad_bandwidth", "fit|-i|fixtures/payments.csv|-c|settle_s|--bandwidth|wide", 2},
 	{"fit_dist_and_input", "fit|--dist|lognormal:mu=1,sigma=1|-i|fixtures/payments.csv|-c|settle_s", 2},
@@ -151,6 +155,12 @@ var cliCases = []struct {
 	{"issue15_unit_ns", "fit|-i|testdata/issue15/elapsed_ns.csv|-c|elapsed|--unit|ns|-o|/dev/null", 0},
 	{"issue15_unit_too_short", "fit|-i|fixtures/payments.csv|-c|settle_s|--status|status|--unit|ns|-o|/dev/null", 0},
 	{"issue15_bad_unit", "fit|-i|fixtures/latency.csv|-c|Latency(ms)|--unit|sec", 2},
+	// Bare whole numbers read in seconds by default (a wait column of
+	// milliseconds): stdout names the unit and what --unit ms would read
+	// the median as (1066, the 200th of the 400 values, sort -n), -q or
+	// not; the JSON's input says it too.
+	{"plan_unit_default_whole", "plan|-i|testdata/input/wait_ms.csv|-c|wait|--budget|10|-q", 0},
+	{"evaluate_unit_default_whole", "evaluate|-i|testdata/input/wait_ms.csv|-c|wait|-s|now|-q", 0},
 	// Cleaning: repeated rows, --dedupe, --negative, --epoch.
 	{"issue15_repeated_rows", "fit|-i|testdata/issue15/twice.csv|-c|Latency(ms)|--status|status|-o|/dev/null", 0},
 	{"issue15_dedupe", "fit|-i|testdata/issue15/twice.csv|-c|Latency(ms)|--status|status|--dedupe|payment_id|-o|/dev/null", 0},
@@ -237,6 +247,16 @@ var cliCases = []struct {
 	// --mean-polls alone: the fixed baseline spends the budget's mean
 	// polls under the fit, not pollfit's stuck polls, and says so.
 	{"plan_mean_polls_fixed", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--mean-polls|8|-q", 0},
+	// A mean-polls budget holds under the fit, not on the rows: an
+	// exponential fit to 1,000 rows uniform on [1, 10] s (Python's
+	// random.seed(3)) expects 9.99 polls per item and the held-out rows
+	// spend 11.8, 3.9 standard errors out, which plan says and explains.
+	{"plan_mean_polls_check", "plan|-i|testdata/input/uniform_1_10.csv|-c|settle_s|--mean-polls|10|--fit-method|exponential|-q", 0},
+	// A horizon from the data where the fit has more than 1% of items
+	// still pending: the client stops polling there, which plan says per
+	// segment (eu: 5% of its rows pending at 60 s, Python's
+	// random.seed(5); us: none, and nothing said).
+	{"plan_pending_at_horizon_segments", "plan|-i|testdata/input/regions.csv|-c|wait_s|--status|status|--pending|pending|--segment|region|--min-segment-rows|100|--budget|10|-q", 0},
 	// A budget of 1: "1 stuck poll", "1 mean poll".
 	{"plan_budget_one", "plan|-i|fixtures/latency.csv|-c|Latency(ms)|--budget|1|-q", 0},
 	{"optimize_budget_one", "optimize|-i|fixtures/latency.csv|-c|Latency(ms)|--budget|1", 0},

@@ -309,10 +309,13 @@ func TestIssue18PlanSegmentsReadTwice(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			stdin := os.Stdin
-			os.Stdin = f
-			defer func() { os.Stdin = stdin }()
-			fromStdin, _ := runOK(t, slices.Concat(a, []string{"-i", "-"}, paymentArgs[2:])...)
+			var fromStdin string
+			withStdin(t, f, func() {
+				fromStdin, _ = runOK(t, slices.Concat(a, []string{"-i", "-"}, paymentArgs[2:])...)
+			})
+			// The input named as read: its first line, its JSON source.
+			fromStdin = strings.Replace(fromStdin, "input: stdin;", "input: fixtures/payments.csv;", 1)
+			fromStdin = strings.Replace(fromStdin, `"source": "stdin"`, `"source": "fixtures/payments.csv"`, 1)
 			if diff := cmp.Diff(fromStdin, fromFile); diff != "" {
 				t.Errorf("plan --segment of a file differs from the same rows on standard input (-stdin +file):\n%s", diff)
 			}

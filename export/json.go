@@ -84,12 +84,20 @@ var (
 	// last phase is a single gap: its horizon would differ from item to
 	// item (pollschedule.ErrClockEnd).
 	ErrClockEnd = pollschedule.ErrClockEnd
+	// ErrToHorizon is returned by every target for a schedule jittered
+	// "to horizon" (optimize.Jitter.ToHorizon), the way pollfit scores
+	// baseline families: no runtime polls that way.
+	ErrToHorizon = errors.New(`"jitter … to horizon" is how pollfit scores baseline families and has no runtime form; export the schedule with its jitter alone or with --jitter`)
 )
 
 // exportable checks what every target needs of a valid schedule beyond
 // optimize's rules: one with a wall-clock phase ends with a repeating
-// phase, so that its horizon, the last Until, is the same for every item.
+// phase, so that its horizon, the last Until, is the same for every item;
+// no jitter polls "to horizon".
 func exportable(s optimize.Schedule) error {
+	if s.Jitter.ToHorizon {
+		return ErrToHorizon
+	}
 	if n := len(s.Phases); s.Clocked() && s.Phases[n-1].Growth == optimize.Once {
 		return fmt.Errorf("%w: end it with the wall-clock phase or another repeating one (\"%s\")", ErrClockEnd, s.String())
 	}

@@ -263,6 +263,10 @@ type ReadOptions struct {
 	// Progress, when not nil, receives a progress bar for long reads (the
 	// CLI passes os.Stderr when it is a terminal and --quiet is not set).
 	Progress io.Writer
+	// Stdin is what the path "-" reads; nil means os.Stdin. The CLI sets
+	// it to standard input with the bytes it looked at to find whether
+	// any data was piped in put back in front.
+	Stdin io.Reader
 	// Workers is the number of goroutines parsing in parallel; 0 means
 	// GOMAXPROCS.
 	Workers int

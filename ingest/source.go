@@ -117,7 +117,11 @@ var minMapped int64 = 4 << 20
 
 func readCSVInput(in input, p *plan, bar *progress, m *merger) error {
 	if in.path == "-" {
-		return readCSV(bar.reader(os.Stdin), "stdin", -1, p, nil, m, nil, nil)
+		var r io.Reader = os.Stdin
+		if p.opt.Stdin != nil {
+			r = p.opt.Stdin
+		}
+		return readCSV(bar.reader(r), "stdin", -1, p, nil, m, nil, nil)
 	}
 	f, err := os.Open(in.path)
 	if err != nil {

@@ -8,13 +8,14 @@ import (
 	"time"
 )
 
-// Family is a baseline family of schedules: a fixed shape with one free
-// parameter, the base gap. Every member polls at once (age 0), then adds
-// gaps by one repeating phase up to the horizon, and polls at the horizon
-// itself: the gap that would pass it is cut short to end there, as the
-// solvers' schedules end. So a family is compared with the optimum at the
-// same horizon, catching every item that settles by it, and, once tuned
-// (see Tune), at the same budget.
+// Family is a baseline family of schedules: a shape with one free
+// parameter, the base gap, as users write it. Every member polls at once
+// (age 0), then adds gaps by one repeating phase up to the horizon, and
+// polls at the horizon itself: the gap that would pass it is cut short to
+// end there, as the solvers' schedules end, and a jittered member's
+// jittered gap that would pass it ends there too (Jitter.ToHorizon). So a
+// family is compared with the optimum at the same horizon, catching every
+// item that settles by it, and, once tuned (see Tune), at the same budget.
 //
 // The shapes are those users reach for (see the brief, "Parametric
 // families"): gap k (attempt k = 1 for the first gap, as in Phase.GapAt)
@@ -27,10 +28,14 @@ import (
 //	fib          base · Fib(k), Fib = 1, 1, 2, 3, 5, …, capped at CapRatio·base
 //
 // The cap scales with the base so that the whole family is one shape
-// stretched in time: stretching every gap by the same factor is the only
+// stretched in time: stretching every gap by the same factor is the first
 // change tuning makes, and the polls an item makes fall monotonically as
 // the base grows. A cap fixed in seconds would make small budgets
-// unreachable (a 30 s cap alone costs 30 polls over 15 minutes).
+// unreachable (a 30 s cap alone costs 30 polls over 15 minutes). When
+// the least base gap (MinGap) keeps the shape from spending a budget,
+// Tune frees the rest of its parameters: a cap apart from the base (Cap),
+// a gentler growth (Factor, Exponent, StepRatio) and, down to LeastGap, a
+// smaller base.
 // Jitter, if any, is applied to the capped gaps (see Jitter).
 type Family struct {
 	Name     string
@@ -38,11 +43,22 @@ type Family struct {
 	Factor   float64 // Exponential: ratio between gaps, > 1
 	Exponent float64 // Polynomial: power of the attempt number, > 0
 	CapRatio float64 // largest gap as a multiple of the base; 0 means none
-	Jitter   Jitter
+	// StepRatio is Linear's step as a multiple of the base; 0 means 1
+	// (gaps b, 2b, 3b, …).
+	StepRatio float64
+	// Cap, when positive, is the largest gap, apart from the base: it
+	// replaces CapRatio·base, and caps Linear too.
+	Cap    time.Duration
+	Jitter Jitter
 	// MinGap is the least base gap Tune may choose, so that a family is
 	// held to the same minimum gap as the schedules it is compared with
 	// (Options.MinGap); 0 means none. Jitter may still draw shorter gaps.
 	MinGap time.Duration
+	// LeastGap, when positive and below MinGap, is the least base gap Tune
+	// may go down to when not even the family's densest member with gaps
+	// of MinGap or more spends the budget (as when MinGap is a default
+	// rather than the user's); 0 means MinGap.
+	LeastGap time.Duration
 }
 
 // Default shapes of the families. DefaultFactor 1.5 is the multiplier of
@@ -137,6 +153,9 @@ func (f Family) String() string {
 		s = "every b"
 	case Linear:
 		s = "linear b+b"
+		if f.StepRatio > 0 && f.StepRatio != 1 {
+			s = "linear b+" + strconv.FormatFloat(f.StepRatio, 'g', -1, 64) + "b"
+		}
 	case Exponential:
 		s = "exp b x" + strconv.FormatFloat(f.Factor, 'g', -1, 64)
 	case Polynomial:
@@ -146,7 +165,11 @@ func (f Family) String() string {
 	default:
 		return fmt.Sprintf("growth(%d)", f.Growth)
 	}
-	if f.CapRatio > 0 && f.Growth != Fixed {
+	switch {
+	case f.Growth == Fixed:
+	case f.Cap > 0:
+		s += " cap " + FormatDuration(f.Cap)
+	case f.CapRatio > 0:
 		s += " cap " + strconv.FormatFloat(f.CapRatio, 'g', -1, 64) + "b"
 	}
 	if f.Jitter.Kind != NoJitter {
@@ -160,10 +183,12 @@ func (f Family) String() string {
 // horizon, then a single gap d to the horizon ("exp 1s x1.5 cap 30s until
 // 1m44.888s, 15.112s"); when d would be shorter than f.MinGap, that last
 // poll moves to the horizon instead. A jittered family writes the last gap
-// as "every d until horizon", the same poll unjittered, so that its
-// jittered gaps never poll after the horizon. The cap is CapRatio·base
-// rounded to the phase's Grain. It panics if base or horizon is not
-// positive, or the family's parameters are out of range.
+// as "every d until horizon", the same poll unjittered, and jitters "to
+// horizon" (Jitter.ToHorizon): its jittered gaps never poll after the
+// horizon, and every draw polls at it. The cap is Cap, or else
+// CapRatio·base rounded to the phase's Grain, and never below the base;
+// Linear's step is StepRatio·base, rounded so. It panics if base or
+// horizon is not positive, or the family's parameters are out of range.
 func (f Family) Schedule(base, horizon time.Duration) Schedule {
 	if base <= 0 || horizon <= 0 {
 		panic(fmt.Sprintf("optimize: Family.Schedule: base %v and horizon %v must be positive", base, horizon))
@@ -173,6 +198,9 @@ func (f Family) Schedule(base, horizon time.Duration) Schedule {
 	case Fixed:
 	case Linear:
 		p.Step = base
+		if f.StepRatio > 0 {
+			p.Step = max(p.round(float64(base)*f.StepRatio, MaxGapAt), 1)
+		}
 	case Exponential:
 		p.Factor = f.Factor
 	case Polynomial:
@@ -181,11 +209,12 @@ func (f Family) Schedule(base, horizon time.Duration) Schedule {
 	default:
 		panic(fmt.Sprintf("optimize: Family.Schedule: growth %d is not a family shape", f.Growth))
 	}
-	if f.CapRatio > 0 && f.Growth != Fixed {
-		p.Cap = p.round(float64(base)*f.CapRatio, MaxGapAt)
-		if p.Cap < base {
-			p.Cap = base
-		}
+	switch {
+	case f.Growth == Fixed:
+	case f.Cap > 0:
+		p.Cap = max(f.Cap, base)
+	case f.CapRatio > 0:
+		p.Cap = max(p.round(float64(base)*f.CapRatio, MaxGapAt), base)
 	}
 	s := Schedule{Name: f.Name, Phases: []Phase{p}}
 	if err := s.Validate(); err != nil {
@@ -200,6 +229,9 @@ func (f Family) Schedule(base, horizon time.Duration) Schedule {
 		}
 		rest := Phase{Growth: Once, Gap: horizon - last}
 		if f.Jitter.Kind != NoJitter {
+			// The same poll unjittered; jittered, the gaps of this phase
+			// and the one that would pass the horizon ends at it
+			// (ToHorizon), so that every draw polls at the horizon.
 			rest = Phase{Growth: Fixed, Gap: horizon - last, Until: horizon}
 		}
 		if last == 0 { // the first gap passes the horizon
@@ -210,6 +242,7 @@ func (f Family) Schedule(base, horizon time.Duration) Schedule {
 		}
 	}
 	s.Jitter = f.Jitter
+	s.Jitter.ToHorizon = f.Jitter.Kind != NoJitter
 	return s
 }
 

@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -40,9 +41,22 @@ const (
 // The floor lo is 1ms for gaps of a second or more, and scales down with
 // the gap below that, so that full jitter on a 150µs gap is not lifted to
 // a millisecond.
+//
+// A jittered walk stops at the horizon: the gap that would pass it is not
+// made (the rule of Phase), so its last poll may come up to one jittered
+// gap before the horizon even when the unjittered schedule polls at the
+// horizon itself. ToHorizon keeps that last poll: the jittered gap that
+// would pass the horizon of a schedule whose last phase repeats ends at
+// the horizon instead, so every draw polls at the horizon and catches
+// every item settling by it, as the unjittered schedule does. The baseline
+// families jitter this way (see Family), so that a jittered family is
+// compared at the coverage of the schedules it is compared with; a spec
+// writes it "jitter full to horizon". No runtime (pollschedule, generated
+// code) implements it, so export refuses it.
 type Jitter struct {
-	Kind    JitterKind
-	Percent float64 // PercentJitter: the spread p as a fraction, 0 < p < 1
+	Kind      JitterKind
+	Percent   float64 // PercentJitter: the spread p as a fraction, 0 < p < 1
+	ToHorizon bool    // the jittered gap that would pass the horizon ends at it
 }
 
 // Rand is the source of randomness for jitter; *math/rand/v2.Rand satisfies it.
@@ -56,6 +70,9 @@ func (j Jitter) validate() error {
 	}
 	if j.Kind < NoJitter || j.Kind > PercentJitter {
 		return fmt.Errorf("unknown jitter kind %d", j.Kind)
+	}
+	if j.ToHorizon && j.Kind == NoJitter {
+		return errors.New(`"to horizon" needs a jitter: an unjittered schedule polls where its gaps fall`)
 	}
 	return nil
 }

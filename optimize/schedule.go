@@ -376,6 +376,9 @@ func (s Schedule) walkAt(created int64, rng Rand, emit func(time.Duration) bool)
 			g = j.next(g, p.limit())
 		}
 		switch {
+		case cut && g > h-last && rng != nil && s.Jitter.ToHorizon && last < h:
+			// Jitter.ToHorizon: the jittered gap ends at the horizon.
+			g = h - last
 		case cut && g > h-last:
 			return false
 		case !cut && rng == nil && g > MaxAge-last:

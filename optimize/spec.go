@@ -27,6 +27,8 @@ import (
 //	                            several offsets poll several times a period;
 //	                            no offset means +0s (see WallClock)
 //	jitter full|equal|decorrelated|±P%   randomise every gap (see Jitter)
+//	jitter … to horizon         and poll at the horizon when a jittered gap
+//	                            would pass it (Jitter.ToHorizon)
 //
 // The growing kinds take an optional "cap C" anywhere after their base gap.
 // Durations are Go duration strings ("500ms", "1.5s", "2m", "1h30m").
@@ -93,13 +95,18 @@ func (s *Schedule) parseItem(i int, f []string) error {
 	// A trailing "jitter X" may follow any item.
 	for k := range f {
 		if f[k] == "jitter" {
-			if k+2 != len(f) {
-				return errors.New(`"jitter" takes one value: full, equal, decorrelated or ±P%`)
+			toHorizon := k+4 == len(f) && f[k+2] == "to" && f[k+3] == "horizon"
+			if k+2 != len(f) && !toHorizon {
+				return errors.New(`"jitter" takes one value, full, equal, decorrelated or ±P%, and may end "to horizon"`)
 			}
 			j, err := ParseJitter(f[k+1])
 			if err != nil {
 				return err
 			}
+			if toHorizon && j.Kind == NoJitter {
+				return errors.New(`"to horizon" needs a jitter: write full, equal, decorrelated or ±P%`)
+			}
+			j.ToHorizon = toHorizon
 			s.Jitter = j
 			f = f[:k]
 			break
@@ -418,6 +425,9 @@ func (s Schedule) format() string {
 	case PercentJitter:
 		sep()
 		b.WriteString("jitter ±" + strconv.FormatFloat(s.Jitter.Percent*100, 'g', -1, 64) + "%")
+	}
+	if s.Jitter.ToHorizon && s.Jitter.Kind != NoJitter {
+		b.WriteString(" to horizon")
 	}
 	if b.Len() == 0 {
 		return "at 0s"

@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -209,6 +210,12 @@ func TestSolversPrintAsTheyPoll(t *testing.T) {
 			for _, n := range []int{3, 12, 40, 150} {
 				f.MinGap = h / 1000 * time.Duration(n%2) // with and without
 				tu, err := Tune(f, h, Budget{StuckPolls: n}, nil, ScoreOptions{Draws: 10, Seed: 1})
+				if errors.Is(err, ErrBudget) && f.Jitter.Kind != NoJitter && n <= 3 {
+					// Jittered "to horizon", even one scheduled gap of the
+					// horizon makes e ≈ 2.7 jittered gaps before the poll at
+					// it (full jitter: the renewal count of uniform gaps).
+					continue
+				}
 				if err != nil {
 					t.Fatalf("Tune(%s, %v, %d): %v", f.Name, h, n, err)
 				}

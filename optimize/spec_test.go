@@ -62,6 +62,7 @@ func TestSpecRoundTrip(t *testing.T) {
 		"poly 500ms ^2 cap 30s until 15m, jitter ±20%",
 		"fib 1s cap 1m until 15m, jitter decorrelated",
 		"every 1s until 30s, jitter equal",
+		"exp 1s x1.5 cap 30s until 9m50s, every 10s until 10m, jitter full to horizon",
 	}
 	for _, spec := range specs {
 		s, err := ParseSpec(spec)
@@ -90,6 +91,8 @@ func TestParseSpecErrors(t *testing.T) {
 		{"every 1ns until 24h", "more than 10000000 polls"},
 		{"2s, jitter ±150%", "want full, equal, decorrelated or ±P%"},
 		{"every 1x until 2m", `"1x" is not a duration`},
+		{"every 2s until 1m, jitter none to horizon", `"to horizon" needs a jitter`},
+		{"every 2s until 1m, jitter full to 1m", `may end "to horizon"`},
 	}
 	for _, tt := range tests {
 		_, err := ParseSpec(tt.spec)

@@ -109,6 +109,10 @@ func newArena(sample *ingest.Sample, fo fit.Options, sv Solve, holdout float64, 
 type entry struct {
 	Kind     string // "phased", "exact", "family" or "user"
 	Schedule optimize.Schedule
+	Tuned    *optimize.Tuned // a family's tuning; nil for the other kinds
+	// Expected is a derived schedule's expectation under the fit, what
+	// its budget holds; nil for the other kinds.
+	Expected *optimize.Expectation
 }
 
 // Kinds of entry.
@@ -120,71 +124,51 @@ const (
 )
 
 // contenders derives the optimum under b (K-phase unless the solve asks
-// for the exact schedule, plus the exact one) and tunes each family to b
-// on the training items, with gaps no shorter than the optimum's min gap.
-// A family that cannot spend b is left out with a warning.
-func (a *arena) contenders(b optimize.Budget, fams []optimize.Family, opt optimize.ScoreOptions) ([]entry, []string, error) {
+// for the exact schedule, plus the exact one) and tunes each family on
+// the training items to the spend of the derived schedules (target),
+// which it returns.
+func (a *arena) contenders(b optimize.Budget, fams []optimize.Family, opt optimize.ScoreOptions) ([]entry, optimize.Budget, error) {
 	var out []entry
-	var warnings []string
 	sv := a.solve
 	sv.Budget = b
 	der, err := sv.solve(a.density, false)
 	if err != nil {
-		return nil, nil, err
+		return nil, b, err
 	}
 	if der.Result.Method != "exact" {
 		s := der.Result.Schedule
 		s.Name = "pollfit"
-		out = append(out, entry{kindPhased, s})
+		out = append(out, entry{Kind: kindPhased, Schedule: s, Expected: &der.Result.Expected})
 	}
 	if der.Exact != nil {
 		s := der.Exact.Schedule
 		s.Name = "exact"
-		out = append(out, entry{kindExact, s})
+		out = append(out, entry{Kind: kindExact, Schedule: s, Expected: &der.Exact.Expected})
 	}
-	tuned, warnings, err := a.tune(b, fams, der.Result.Options.MinGap, opt)
-	if err != nil {
-		return nil, nil, err
-	}
-	return append(out, tuned...), warnings, nil
+	t := a.target(b, out, opt)
+	return append(out, a.tune(t, fams, der.Result.Options, opt)...), t, nil
 }
 
-// tune tunes each family to b on the training items, with gaps no shorter
-// than minGap (the optimum's). A family that cannot spend b is left out
-// with a warning.
-func (a *arena) tune(b optimize.Budget, fams []optimize.Family, minGap time.Duration, opt optimize.ScoreOptions) ([]entry, []string, error) {
+// tune tunes each family to t on the training items (optimize.Tune), with
+// base gaps no shorter than the min gap of o (the optimum's) or, when that
+// min gap is the default rather than the user's and binds, down to the
+// grid step of o. A family whose sparsest member spends more than t is
+// that member, which says so (Tuned.Short).
+func (a *arena) tune(t optimize.Budget, fams []optimize.Family, o optimize.Options, opt optimize.ScoreOptions) []entry {
 	var out []entry
-	var warnings []string
 	for _, f := range fams {
-		f.MinGap = minGap
-		t, err := optimize.Tune(f, a.horizon, b, a.trainItems, opt)
-		if errors.Is(err, optimize.ErrBudget) {
-			warnings = append(warnings, fmt.Sprintf("%s: %v; left out", f.Name, err))
-			continue
+		f.MinGap = o.MinGap
+		if a.solve.Options.MinGap == 0 {
+			f.LeastGap = o.Resolution
 		}
-		if err != nil {
-			return nil, nil, err
+		tu, err := optimize.Tune(f, a.horizon, t, a.trainItems, opt)
+		if err != nil { // ErrBudget: Tune's only error
+			tu.Short = "spends more than the budget even at its sparsest: " + spendText(report.Spend{StuckPolls: tu.StuckPolls, MeanPolls: tu.MeanPolls}, t) +
+				" with one scheduled gap of the whole horizon"
 		}
-		if short := familyShort(t, b); short != "" {
-			warnings = append(warnings, fmt.Sprintf("%s: %s at its least base gap, the min gap %s (its gaps grow from there); --min-gap lowers it",
-				f.Name, short, optimize.FormatDuration(f.MinGap)))
-		}
-		out = append(out, entry{kindFamily, t.Schedule})
+		out = append(out, entry{Kind: kindFamily, Schedule: tu.Schedule, Tuned: &tu})
 	}
-	return out, warnings, nil
-}
-
-// familyShort says how far a tuned family falls short of budget b, when
-// it spends less than unspentShare of it ("spends 16.2 of 30 stuck
-// polls"), or "".
-func familyShort(t optimize.Tuned, b optimize.Budget) string {
-	switch {
-	case b.StuckPolls > 0 && t.StuckPolls < unspentShare*float64(b.StuckPolls):
-		return fmt.Sprintf("spends %.3g of %d stuck %s", t.StuckPolls, b.StuckPolls, plural(b.StuckPolls, "poll"))
-	case b.MeanPolls > 0 && t.MeanPolls < unspentShare*b.MeanPolls:
-		return fmt.Sprintf("spends %.3g of %.3g mean polls", t.MeanPolls, b.MeanPolls)
-	}
-	return ""
+	return out
 }
 
 // loadUserSchedules resolves --schedule arguments, naming unnamed ones.
@@ -296,6 +280,7 @@ func (c Compare) Run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	stdout = c.Input.headed(c.Format, stdout)
 	parts, err := c.Input.loadParts(stderr, "compare fits and scores on settle times")
 	if err != nil {
 		return err
@@ -357,35 +342,38 @@ func (c Compare) compare(pt part, fams []optimize.Family, users []optimize.Sched
 	shared.Ages, *sharedLabels = HorizonAges(shared.Ages, *sharedLabels, a.horizon)
 	opt, labels := *shared, *sharedLabels
 	b := c.Solve.Budget
-	entries, warnings, err := a.contenders(b, fams, opt)
+	entries, t, err := a.contenders(b, fams, opt)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range users {
-		entries = append(entries, entry{kindUser, s})
+		entries = append(entries, entry{Kind: kindUser, Schedule: s})
 	}
-	return c.score(pt, a, entries, warnings, opt, labels), nil
+	return c.score(pt, a, entries, t, opt, labels), nil
 }
 
 // score scores the entries on the arena's test items (and, with
 // InSample, on its training items too) into the comparison of part pt;
-// warnings are those of the entries' tuning.
-func (c Compare) score(pt part, a *arena, entries []entry, warnings []string, opt optimize.ScoreOptions, labels []string) *comparison {
-	r := &comparison{part: pt, arena: a, entries: entries}
-	for _, w := range warnings {
-		if pt.segmented() {
-			w = pt.title() + ": " + w
-		}
-		r.warnings = append(r.warnings, w)
+// t is the spend the families were tuned to. Rows not at the same cost
+// and coverage as pollfit's schedule are marked and come last (see
+// judge).
+func (c Compare) score(pt part, a *arena, entries []entry, t optimize.Budget, opt optimize.ScoreOptions, labels []string) *comparison {
+	r := &comparison{part: pt, arena: a}
+	scores := make([]optimize.Score, len(entries))
+	for i, e := range entries {
+		scores[i] = scoringOf(a.test, a.testItems).score(e.Schedule, opt)
 	}
+	judged := a.judge(entries, scores, t, opt)
+	order := apartLast(entries, judged)
+	entries, scores, judged = permute(entries, order), permute(scores, order), permute(judged, order)
+	r.entries, r.scores = entries, scores
 	scheds := make([]optimize.Schedule, len(entries))
-	r.scores = make([]optimize.Score, len(entries))
 	r.rows = make([]report.Row, len(entries))
 	for i, e := range entries {
 		scheds[i] = e.Schedule
-		r.scores[i] = scoringOf(a.test, a.testItems).score(e.Schedule, opt)
 		r.rows[i] = report.NewRow(r.scores[i], labels, nil)
 		r.rows[i].Segment = pt.Name
+		r.rows[i].Comparison = judged[i]
 	}
 	for _, w := range shortfallWarnings(scheds, a.testItems) {
 		if pt.segmented() {
@@ -394,9 +382,10 @@ func (c Compare) score(pt part, a *arena, entries []entry, warnings []string, op
 		r.warnings = append(r.warnings, w)
 	}
 	if c.InSample && a.heldOut {
-		for _, e := range entries {
+		for i, e := range entries {
 			row := report.NewRow(scoringOf(a.train, a.trainItems).score(e.Schedule, opt), labels, nil)
 			row.Segment = pt.Name
+			row.Comparison = judged[i]
 			r.inRows = append(r.inRows, row)
 		}
 	}
@@ -406,7 +395,7 @@ func (c Compare) score(pt part, a *arena, entries []entry, warnings []string, op
 			r.load[i].Segment = pt.Name
 		}
 	}
-	r.note = fmt.Sprintf("%s; each family tuned on the fitted items to %s over %s", a.note, budgetText(c.Solve.Budget), optimize.FormatDuration(a.horizon))
+	r.note = fmt.Sprintf("%s; each family tuned on the fitted items to %s over %s, polling at the horizon", a.note, targetText(t, c.Solve.Budget), optimize.FormatDuration(a.horizon))
 	if slices.ContainsFunc(entries, func(e entry) bool { return e.Kind == kindUser }) {
 		r.note += "; your schedules as given"
 	}
@@ -439,6 +428,9 @@ func (c Compare) writeTable(w io.Writer, r *comparison) error {
 	if err := report.Table(w, r.rows, r.note); err != nil {
 		return err
 	}
+	if line := tuningNote(r.entries); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	if line := sameCost(r.scores, r.entries, r.rows); line != "" {
 		fmt.Fprintln(w, line)
 	}
@@ -452,38 +444,6 @@ func (c Compare) writeTable(w io.Writer, r *comparison) error {
 		return c.Load.write(w, r.load)
 	}
 	return nil
-}
-
-// sameCost summarises the table: each derived schedule's mean lag against
-// the best tuned family's, at the same budget.
-func sameCost(scores []optimize.Score, entries []entry, rows []report.Row) string {
-	fam := -1
-	var opt []int
-	for i, e := range entries {
-		if !scores[i].HasData || scores[i].Caught == 0 {
-			continue
-		}
-		switch e.Kind {
-		case kindPhased, kindExact:
-			opt = append(opt, i)
-		case kindFamily:
-			if fam < 0 || scores[i].MeanLag < scores[fam].MeanLag {
-				fam = i
-			}
-		}
-	}
-	if len(opt) == 0 || fam < 0 {
-		return ""
-	}
-	f := scores[fam]
-	lag := report.LagFormat(rows)
-	var parts []string
-	for _, i := range opt {
-		o := scores[i]
-		parts = append(parts, fmt.Sprintf("%s %s (%s, p95 %s)", o.Name, lag(o.MeanLag), relativeLag(o.MeanLag, f.MeanLag, lag), lag(o.P95Lag)))
-	}
-	return fmt.Sprintf("at the same cost, mean lag against the best family, %s at %s (p95 %s): %s",
-		f.Name, lag(f.MeanLag), lag(f.P95Lag), strings.Join(parts, "; "))
 }
 
 // thousands writes n with thousands separators: 14000 → "14,000".

@@ -61,6 +61,7 @@ func (e Evaluate) Run(stdout, stderr io.Writer) error {
 	if e.Load.Arrivals > 0 && len(e.Input.Paths) == 0 {
 		return Usagef("--arrivals needs --input: the request rate depends on the mean polls per item")
 	}
+	stdout = e.Input.headed(e.Format, stdout)
 	sample, _, err := e.Input.load(stderr)
 	if err != nil {
 		return err

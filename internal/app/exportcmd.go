@@ -2,6 +2,7 @@ package app
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +39,9 @@ func (e Export) Run(stdout, stderr io.Writer) error {
 	doc, err := loadDocument(e.Schedule)
 	if err != nil {
 		return err
+	}
+	for _, w := range pendingWarnings(doc) {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	if e.Jitter != "" {
 		j, err := export.ParseJitter(e.Jitter)
@@ -89,6 +93,36 @@ func (e Export) Run(stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "wrote %s and %s\n", e.Out, path)
 	}
 	return nil
+}
+
+// pendingWarnings returns a warning for each schedule of doc whose meta
+// says that plan took its horizon from the data (or a model) while the
+// fit had more than pendingShare of the items still pending there
+// (withHorizonMeta): the generated client stops polling at the horizon
+// (backoff.Stop in Go), and the items still pending then are never seen
+// settled.
+func pendingWarnings(doc export.Document) []string {
+	var out []string
+	check := func(name string, s optimize.Schedule, meta json.RawMessage) {
+		var m struct {
+			From    string  `json:"horizon_from"`
+			Pending float64 `json:"pending_at_horizon"`
+		}
+		if len(meta) == 0 || json.Unmarshal(meta, &m) != nil || m.From == "" || m.From == "given" || !(m.Pending > pendingShare) {
+			return
+		}
+		w := fmt.Sprintf("the generated client stops polling at %s, the horizon plan took from the %s, while the fit had %s of items still pending then: plan --horizon sets a later one",
+			optimize.FormatDuration(s.Horizon()), m.From, pct(m.Pending))
+		if len(doc.Segments) > 0 {
+			w = name + ": " + w
+		}
+		out = append(out, w)
+	}
+	check("all items", doc.Schedule, doc.Meta)
+	for _, sg := range doc.Segments {
+		check(fmt.Sprintf("segment %q", sg.Name), sg.Schedule, sg.Meta)
+	}
+	return out
 }
 
 // testPath is the _test.go file --tests writes beside out.

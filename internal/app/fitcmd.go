@@ -34,7 +34,7 @@ type Fit struct {
 // top level, the input's row counts, and one density per segment.
 type fitJSON struct {
 	*fit.Density
-	Input    *ingest.Report          `json:"input,omitempty"`
+	Input    *source                 `json:"input,omitempty"` // what was read, and in which unit
 	Segments map[string]*fit.Density `json:"segments,omitempty"`
 	// WallClock is what was found about wall-clock batches in all items.
 	WallClock *clockJSON `json:"wall_clock,omitempty"`
@@ -86,7 +86,7 @@ func (f Fit) Run(stdout, stderr io.Writer) error {
 		if len(f.Input.Paths) == 0 {
 			return Usagef("--input is required (or --dist MODEL for a parametric model)")
 		}
-		sample, rep, err := f.Input.load(stderr)
+		sample, rep, err := f.Input.loadSource(stderr)
 		if err != nil {
 			return err
 		}

@@ -90,7 +90,7 @@ func TestIssue15FixedNote(t *testing.T) {
 		{optimize.Budget{StuckPolls: 30}, 30, "fixed: one gap, the smallest that spends at most pollfit's 30 stuck polls"},
 		{optimize.Budget{MeanPolls: 3}, 9, "fixed: one gap, the smallest that spends at most the budget's 3 mean polls per item under the fit (--mean-polls)"},
 	} {
-		if got := fixedNote(c.b, c.stuck); got != c.want {
+		if got := fixedNote(c.b, c.stuck, false); got != c.want {
 			t.Errorf("fixedNote(%+v, %d) = %q\nwant %q", c.b, c.stuck, got, c.want)
 		}
 	}

@@ -3,14 +3,19 @@
 package app
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,6 +42,11 @@ type Input struct {
 	Read    ingest.ReadOptions
 	Bundled *Bundled // used when Paths is empty; nil means no data
 	Quiet   bool
+	// header, when not nil, starts the command's stdout with the line
+	// that says what was read and in which unit (source.line) instead of
+	// stderr: the commands that print tables set it (headed), so that
+	// the unit is shown beside the figures it makes, --quiet or not.
+	header *headed
 	// MinSegmentRows: segments (Read.Segment) with fewer rows are
 	// reported together as "other"; 0 keeps every segment apart. The
 	// command's flag defaults to DefaultMinSegmentRows.
@@ -48,14 +58,228 @@ const DefaultMinSegmentRows = 200
 
 // Bundled is a dataset compiled into the binary with its presets.
 type Bundled struct {
-	Name   string
+	Name   string // its file name, shown as where the rows came from
 	Data   []byte
 	Column string
+	// About names the data in errors, which must not name a file the
+	// user never named: "Julia CI job durations".
+	About string
+}
+
+// StdinData reports whether f, standard input, holds data to read when no
+// --input is given: a pipe, a socket or a regular file does (cat d.csv |
+// pollfit plan, pollfit plan < d.csv); a terminal or another device, such
+// as /dev/null, does not. ripgrep decides whether to search standard
+// input the same way (its is_readable_stdin).
+func StdinData(f *os.File) bool {
+	if f == nil {
+		return false
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	m := st.Mode()
+	return m.IsRegular() || m&(fs.ModeNamedPipe|fs.ModeSocket) != 0
+}
+
+// FromStdin has in read standard input f, as --input - does, when no
+// --input is given and f holds data (StdinData); stderr is told so first,
+// unless in.Quiet, since the read waits for the data. An empty pipe or
+// file (a harness that closes standard input at once) is no data: in
+// is left as it was, on the bundled data or none, and stderr is warned,
+// even with in.Quiet, since the data piped in was not read. It
+// reports whether standard input is read.
+func (in *Input) FromStdin(f *os.File, stderr io.Writer) (bool, error) {
+	if len(in.Paths) > 0 || !StdinData(f) {
+		return false, nil
+	}
+	what := "a pipe"
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		what = "a file"
+	}
+	if !in.Quiet {
+		fmt.Fprintf(stderr, "no --input: reading settle times from standard input (%s)\n", what)
+	}
+	r := bufio.NewReaderSize(f, 64<<10)
+	if _, err := r.Peek(1); err != nil {
+		if !errors.Is(err, io.EOF) {
+			return false, fmt.Errorf("stdin: %w", err)
+		}
+		instead := "no data read"
+		if in.Bundled != nil {
+			instead = "planning on the bundled example data, " + in.Bundled.About
+		}
+		fmt.Fprintf(stderr, "warning: standard input (%s) is empty: %s; give --input FILE for yours\n", what, instead)
+		return false, nil
+	}
+	in.Paths = []string{"-"}
+	in.Read.Stdin = r
+	return true, nil
+}
+
+// source is what was read: the reader's counts and unit, where the rows
+// came from, and what --unit ms would make of them when the unit is the
+// default one. JSON "input" of plan and fit.
+type source struct {
+	// Name is the input as given (paths, "stdin"), or the bundled
+	// data's file with "(bundled)".
+	Name string `json:"source"`
+	*ingest.Report
+	// UnitHint, for bare whole numbers read in seconds by default, says
+	// what --unit ms would read (unitHint).
+	UnitHint string `json:"unit_hint,omitempty"`
+	// start and end are the timestamp columns of the settle times, when
+	// they are end − start.
+	start, end string
+}
+
+// line says what was read and in which unit, for stdout, where --quiet
+// keeps it: `input: d.csv; unit: ms (from the column name "Latency(ms)";
+// --unit overrides)`.
+func (src *source) line() string {
+	u := UnitLine(src.Report)
+	switch {
+	case u == "" && src.start != "" && src.end != "":
+		u = fmt.Sprintf("settle times %s − %s (timestamps)", src.end, src.start)
+	case src.UnitHint != "" && src.UnitFrom == ingest.UnitFromDefault:
+		u = fmt.Sprintf("unit: %s (default; %s)", src.Unit, src.UnitHint)
+	}
+	if u == "" {
+		return "input: " + src.Name
+	}
+	return "input: " + src.Name + "; " + u
+}
+
+// headed returns the stdout of a command that prints in format: for a
+// table, stdout starting with the line that says what was read (set by
+// load; see headed), else stdout itself: JSON says it in its "input", and
+// CSV readers take no such line.
+func (in *Input) headed(format string, stdout io.Writer) io.Writer {
+	if format == "json" || format == "csv" {
+		return stdout
+	}
+	in.header = &headed{w: stdout}
+	return in.header
+}
+
+// headed is a command's stdout that starts with a line, written with the
+// output's first bytes: a command that fails after reading its input
+// writes nothing to stdout.
+type headed struct {
+	w    io.Writer
+	line string // "" until the input is read
+	done bool
+}
+
+func (h *headed) Write(p []byte) (int, error) {
+	if !h.done && h.line != "" {
+		h.done = true
+		if _, err := io.WriteString(h.w, h.line+"\n"); err != nil {
+			return 0, err
+		}
+	}
+	return h.w.Write(p)
+}
+
+// name names the input as stdout shows it: the paths as given, "-" as
+// stdin, or the bundled data's file.
+func (in Input) name() string {
+	if len(in.Paths) == 0 && in.Bundled != nil {
+		return in.Bundled.Name + " (bundled)"
+	}
+	names := slices.Clone(in.Paths)
+	for i, n := range names {
+		if n == "-" {
+			names[i] = "stdin" // as errors name it
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// unitHint says, for bare numbers read in seconds because nothing said
+// otherwise, that they are whole numbers and what --unit ms would read
+// their median as: "the values are whole numbers: --unit ms would read
+// the median 1801 as 1.801s" (a wait column of milliseconds read as
+// seconds planned a 48-hour schedule with a 3-minute min gap, and only
+// stderr named the unit). Where ms would read the median as more than a
+// day, the first of us and ns that does not is named instead. "" for
+// other input, and for binned input, whose bounds are whole numbers by
+// design.
+func unitHint(rep *ingest.Report, s *ingest.Sample) string {
+	if rep == nil || rep.UnitFrom != ingest.UnitFromDefault || rep.Unit != ingest.Second || s == nil || s.Weights != nil || s.Len() == 0 {
+		return ""
+	}
+	for _, t := range s.Times {
+		if t != math.Trunc(t) || t >= 1<<53 {
+			return ""
+		}
+	}
+	med := wholeMedian(s.Times)
+	name, unit := "ms", time.Millisecond
+	for _, u := range []struct {
+		name string
+		unit time.Duration
+	}{{"us", time.Microsecond}, {"ns", time.Nanosecond}} {
+		if med*unit.Seconds() <= 86400 {
+			break
+		}
+		name, unit = u.name, u.unit
+	}
+	as := formatSeconds(med * unit.Seconds())
+	if med <= float64(math.MaxInt64/unit) {
+		as = optimize.FormatDuration(time.Duration(med) * unit) // exact: 1.801s
+	}
+	return fmt.Sprintf("the values are whole numbers: --unit %s would read the median %s as %s",
+		name, strconv.FormatFloat(med, 'f', -1, 64), as)
+}
+
+// wholeMedian returns the lower median of xs, its ⌈n/2⌉-th smallest
+// value, for whole numbers 0 ≤ x < 2⁵³, exactly and without reordering
+// or copying xs (it may hold 10⁸ rows): a most-significant-digit radix
+// selection on x − min, 16 bits a pass, at most four passes over xs,
+// each counting the values whose digits so far are the median's. It
+// panics on an empty slice.
+func wholeMedian(xs []float64) float64 {
+	lo, hi := slices.Min(xs), slices.Max(xs)
+	k := uint64((len(xs)+1)/2 - 1) // the rank sought, from 0
+	counts := make([]uint64, 1<<16)
+	var prefix uint64 // the digits of the value found so far
+	for shift := (bits.Len64(uint64(hi-lo)) + 15) / 16 * 16; shift > 0; {
+		shift -= 16
+		clear(counts)
+		for _, x := range xs {
+			// A shift of 64 gives 0 in Go: every value is in the
+			// first pass.
+			if v := uint64(x - lo); v>>(shift+16) == prefix {
+				counts[(v>>shift)&0xffff]++
+			}
+		}
+		for d, c := range counts {
+			if k < c {
+				prefix = prefix<<16 | uint64(d)
+				break
+			}
+			k -= c
+		}
+	}
+	return lo + float64(prefix)
 }
 
 // load reads the input and reports the row counts on stderr. It returns
 // nil, nil, nil when there is no input.
 func (in Input) load(stderr io.Writer) (*ingest.Sample, *ingest.Report, error) {
+	s, src, err := in.loadSource(stderr)
+	if src == nil {
+		return s, nil, err
+	}
+	return s, src.Report, err
+}
+
+// loadSource is load, returning with the reader's report what stdout
+// says of the input (source). The line that says what was read and in
+// which unit goes to in.Header when set, else to stderr unless quiet.
+func (in Input) loadSource(stderr io.Writer) (*ingest.Sample, *source, error) {
 	var (
 		s   *ingest.Sample
 		rep *ingest.Report
@@ -67,7 +291,11 @@ func (in Input) load(stderr io.Writer) (*ingest.Sample, *ingest.Report, error) {
 	switch {
 	case len(in.Paths) > 0:
 		if in.Read.Column == "" && in.Read.Start == "" && in.Read.End == "" && !in.Read.Binned && in.Read.PollID == "" && in.Read.PolledAt == "" && in.Read.LastPending == "" && in.Read.FirstSettled == "" {
-			return nil, nil, Usagef("--column is required with --input: name the column that holds settle times (or give --start and --end)")
+			with := "--input"
+			if in.Read.Stdin != nil {
+				with = "data on standard input"
+			}
+			return nil, nil, Usagef("--column is required with %s: name the column that holds settle times (or give --start and --end)", with)
 		}
 		collectTighter(in.Paths)
 		s, rep, err = ingest.Read(in.Paths, in.Read)
@@ -76,7 +304,13 @@ func (in Input) load(stderr io.Writer) (*ingest.Sample, *ingest.Report, error) {
 		if opt.Column == "" {
 			opt.Column = in.Bundled.Column
 		}
-		s, rep, err = ingest.ReadCSV(strings.NewReader(string(in.Bundled.Data)), in.Bundled.Name, opt)
+		if opt.Column != in.Bundled.Column {
+			// Read, the column would be looked for in a file the user
+			// never named.
+			return nil, nil, Usagef("--column %s names a column of your data: give the file with --input FILE, or pipe it in; without them the bundled example data is read, %s (column %s)",
+				opt.Column, in.Bundled.About, in.Bundled.Column)
+		}
+		s, rep, err = ingest.ReadCSV(bytes.NewReader(in.Bundled.Data), "the bundled example data ("+in.Bundled.About+"; no --input given)", opt)
 	default:
 		return nil, nil, nil
 	}
@@ -102,26 +336,22 @@ func (in Input) load(stderr io.Writer) (*ingest.Sample, *ingest.Report, error) {
 		}
 		return nil, nil, err
 	}
+	src := &source{Name: in.name(), Report: rep, UnitHint: unitHint(rep, s), start: in.Read.Start, end: in.Read.End}
 	if !in.Quiet {
-		names := slices.Clone(in.Paths)
-		for i, n := range names {
-			if n == "-" {
-				names[i] = "stdin" // as errors name it
-			}
+		fmt.Fprintf(stderr, "%s: %s\n", src.Name, rep)
+	}
+	if in.header != nil {
+		in.header.line = src.line()
+	} else if u := UnitLine(rep); u != "" && !in.Quiet {
+		if src.UnitHint != "" {
+			u = fmt.Sprintf("unit: %s (default; %s; --unit sets it)", rep.Unit, src.UnitHint)
 		}
-		name := strings.Join(names, ", ")
-		if name == "" {
-			name = in.Bundled.Name + " (bundled)"
-		}
-		fmt.Fprintf(stderr, "%s: %s\n", name, rep)
-		if u := UnitLine(rep); u != "" {
-			fmt.Fprintln(stderr, u)
-		}
+		fmt.Fprintln(stderr, u)
 	}
 	for _, w := range rep.Warnings { // even with --quiet: they need a look
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
-	return s, rep, nil
+	return s, src, nil
 }
 
 // UnitLine says which unit bare numbers were read in and why, for

@@ -70,8 +70,13 @@ type section struct {
 	// horizon: scored, their lag would be over the items they catch
 	// only, which flatters them.
 	Omitted []string
-	// Lag is the derived schedule's expected and realised mean lag.
-	Lag *lagCheck
+	// Lag is the derived schedule's expected and realised mean lag, Polls
+	// its mean polls per item.
+	Lag   *lagCheck
+	Polls *pollsCheck
+	// Horizon says how many items the fit has pending at the horizon,
+	// where a client of the schedule stops polling.
+	Horizon *horizonCheck
 	// Train and Test are the rows fitted and scored on (the same sample
 	// when scored in-sample); nil once released. HeldOut says whether they
 	// differ.
@@ -138,7 +143,8 @@ func (p Plan) Run(stdout, stderr io.Writer) error {
 		}
 		return p.runModel(stdout, ages, labels)
 	}
-	sample, rep, err := p.Input.load(stderr)
+	stdout = p.Input.headed(p.Format, stdout)
+	sample, rep, err := p.Input.loadSource(stderr)
 	if err != nil {
 		return err
 	}
@@ -242,7 +248,7 @@ func (p Plan) runModel(stdout io.Writer, ages []time.Duration, labels []string) 
 
 // write writes the plan's sections: the schedule document (with -o), the
 // plot (with --plot), and the report.
-func (p Plan) write(stdout, stderr io.Writer, secs []*section, rep *ingest.Report) error {
+func (p Plan) write(stdout, stderr io.Writer, secs []*section, rep *source) error {
 	all := secs[0]
 	doc := export.Document{Schedule: all.schedule(), Meta: planMeta(all, p.Solve.Budget)}
 	for _, s := range secs[1:] {
@@ -344,10 +350,15 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	}
 	h := sv.Options.Horizon
 	beyond, last := 0.0, 0.0
+	// The rows scored, and those scored and fitted whose polls are known
+	// (pollsCheck).
+	var rows, known, knownFit, olderPending float64
 	if model != nil {
 		beyond = modelBeyond(model, h.Seconds())
 	} else {
 		beyond, last = settledBeyond(train, h.Seconds())
+		rows, known, knownFit = test.TotalWeight(), knownPolls(test, h.Seconds()), knownPolls(train, h.Seconds())
+		olderPending = pendingOlder(train, h.Seconds())
 	}
 	sec := &section{Segment: segment, Density: d, Note: note, HorizonNote: hnote, Train: train, Test: test, HeldOut: test != train, restore: restore}
 	if model == nil {
@@ -386,6 +397,19 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 			der.Result.Warnings = append(der.Result.Warnings, w)
 		}
 	}
+	from, older := "data", 0.0
+	switch {
+	case hnote == "":
+		from = "given"
+	case model != nil:
+		from = "model"
+	default:
+		older = olderPending
+	}
+	sec.Horizon = newHorizonCheck(h, from, max(0, 1-der.Result.Expected.Caught), beyond, older)
+	if w := sec.Horizon.Warning; w != "" {
+		der.Result.Warnings = append(der.Result.Warnings, w)
+	}
 	if sec.Batches != nil && sec.Batches.Found {
 		planClock(sec, dist, sv)
 	}
@@ -413,11 +437,17 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	// The fixed baseline spends the age-only schedule's stuck polls (a
 	// wall-clock schedule spends few on stuck items, which would starve
 	// it), and no more mean polls under the fit than the budget allows.
+	// When the derived schedule spends less than the mean-poll budget
+	// (its min gap binds), the fixed baseline is held to what it spends.
 	_, stuck := der.Result.Schedule.StuckPollsRange()
-	fixed, err := fixedLike(sv.Budget, stuck, dist, o)
+	fb := sv.Budget
+	if m := der.Result.Expected.MeanPolls; fb.MeanPolls > 0 && m < (1-optimize.SpendTolerance)*fb.MeanPolls {
+		fb.MeanPolls = m
+	}
+	fixed, err := fixedLike(fb, stuck, dist, o)
 	if err == nil {
 		scheds = append(scheds, fixed)
-		sec.FixedNote = fixedNote(sv.Budget, stuck)
+		sec.FixedNote = fixedNote(fb, stuck, fb.MeanPolls != sv.Budget.MeanPolls)
 	}
 	scored := scoringOf(test, items)
 	ages, labels = HorizonAges(ages, labels, o.Horizon)
@@ -427,6 +457,10 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 	for i, s := range scheds {
 		scores[i] = scored.score(s, opt)
 		sec.Rows = append(sec.Rows, report.NewRow(scores[i], labels, nil))
+	}
+	if err == nil {
+		last := len(scheds) - 1
+		sec.Rows[last].Comparison = fixedComparison(fb, stuck, fixed, dist, o, scores[0], scores[last])
 	}
 	sec.Schedules = scheds
 	if d != nil {
@@ -439,7 +473,7 @@ func (p Plan) plan(segment string, sample *ingest.Sample, model *fit.Dist, ages 
 		held := scored.score(sec.Clock.Schedule, optimize.ScoreOptions{Ages: []time.Duration{}, LagSE: true})
 		sec.ClockTest = &held
 	case model == nil:
-		sec.Lag = scoreLag(d, der.Result, items, sec.HeldOut, weighted, o, p.Seed)
+		sec.Lag, sec.Polls = scoreChecks(d, der.Result, items, sec.HeldOut, weighted, o, p.Seed, rows, known, knownFit, sv.Budget)
 	}
 	return sec, nil
 }
@@ -541,9 +575,53 @@ func fixedLike(b optimize.Budget, stuck int, d optimize.Distribution, o optimize
 	return f.Schedule(hi, o.Horizon), nil
 }
 
+// fixedComparison says how plan's fixed baseline f, tuned by fixedLike to
+// b and the derived schedule's stuck polls, stands against the derived
+// schedule (see judge): whether it spends that within
+// optimize.SpendTolerance (stuck polls as they are, mean polls under the
+// fit d, as the derived schedule is held to them) and catches the same
+// items on the rows scored (ref its score, own the baseline's).
+func fixedComparison(b optimize.Budget, stuck int, f optimize.Schedule, d optimize.Distribution, o optimize.Options, ref, own optimize.Score) *report.Comparison {
+	t := optimize.Budget{MeanPolls: b.MeanPolls}
+	if b.StuckPolls > 0 || b.MeanPolls == 0 {
+		t.StuckPolls = stuck
+	}
+	c := &report.Comparison{Comparable: true, Target: report.Spend{StuckPolls: float64(t.StuckPolls), MeanPolls: t.MeanPolls}}
+	if t.StuckPolls > 0 {
+		c.Fitted.StuckPolls = float64(f.StuckPolls())
+	}
+	mean := math.NaN()
+	if e, err := optimize.Expect(f, d, o); err == nil {
+		mean = e.MeanPolls
+	}
+	if t.MeanPolls > 0 && !math.IsNaN(mean) {
+		c.Fitted.MeanPolls = mean
+	}
+	var why []string
+	switch {
+	case t.StuckPolls > 0 && c.Fitted.StuckPolls > float64(t.StuckPolls):
+		why = append(why, fmt.Sprintf("spends %s, more than pollfit's %s: the sparsest fixed schedule polls at the start and at the horizon", spendText(c.Fitted, t), budgetText(t)))
+	case !optimize.Spent(t, c.Fitted.StuckPolls, mean):
+		why = append(why, fmt.Sprintf("spends %s (mean polls under the fit) of %s at its least gap, the min gap %s", spendText(c.Fitted, t), budgetText(t), optimize.FormatDuration(o.MinGap)))
+	}
+	if ref.HasData && own.HasData {
+		c.CaughtVsReference = own.Caught - ref.Caught
+		if math.Abs(c.CaughtVsReference) > catchTolerance {
+			why = append(why, fmt.Sprintf("catches %.1f%% of the rows against %s's %.1f%%", 100*own.Caught, ref.Name, 100*ref.Caught))
+		}
+	}
+	if len(why) > 0 {
+		c.Comparable, c.Why = false, strings.Join(why, "; ")
+	}
+	return c
+}
+
 // fixedNote says what the fixed baseline of plan's table was tuned to
 // (see fixedLike).
-func fixedNote(b optimize.Budget, stuck int) string {
+//
+// With ownMean, b's mean polls are what the derived schedule expects to
+// spend, less than the budget's.
+func fixedNote(b optimize.Budget, stuck int, ownMean bool) string {
 	var to []string
 	short := ""
 	if b.StuckPolls > 0 || b.MeanPolls == 0 {
@@ -557,7 +635,10 @@ func fixedNote(b optimize.Budget, stuck int) string {
 			to = append(to, fmt.Sprintf("pollfit's %d stuck polls", stuck))
 		}
 	}
-	if b.MeanPolls > 0 {
+	switch {
+	case b.MeanPolls > 0 && ownMean:
+		to = append(to, fmt.Sprintf("pollfit's %.4g mean polls per item under the fit (less than --mean-polls)", b.MeanPolls))
+	case b.MeanPolls > 0:
 		to = append(to, fmt.Sprintf("the budget's %.4g mean polls per item under the fit (--mean-polls)", b.MeanPolls))
 	}
 	return "fixed: one gap, the smallest that spends at most " + strings.Join(to, " and ") + short
@@ -586,13 +667,33 @@ func planMeta(s *section, b optimize.Budget) json.RawMessage {
 			"age_phases":        c.Age.Phases,
 		}
 		b, _ := json.Marshal(m)
-		return b
+		return withHorizonMeta(b, s.Horizon)
 	}
 	r := *s.Derived.Result
 	if s.Derived.Exact != nil {
 		r.Optimum = &s.Derived.Exact.Expected
 	}
-	return resultMeta(&r, b)
+	return withHorizonMeta(resultMeta(&r, b), s.Horizon)
+}
+
+// withHorizonMeta adds to a schedule document's meta where its horizon
+// came from and the share the fit has pending there (horizonCheck), for
+// export to warn that the client stops polling while they are.
+func withHorizonMeta(meta json.RawMessage, c *horizonCheck) json.RawMessage {
+	if c == nil {
+		return meta
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(meta, &m); err != nil {
+		return meta
+	}
+	m["horizon_from"] = c.From
+	m["pending_at_horizon"] = c.Pending
+	out, err := json.Marshal(m)
+	if err != nil {
+		return meta
+	}
+	return out
 }
 
 func (p Plan) writeSection(w io.Writer, s *section) error {
@@ -659,6 +760,7 @@ func (p Plan) writeSection(w io.Writer, s *section) error {
 	fmt.Fprintf(w, "expected: mean lag %s, %d stuck %s, %s, caught %.1f%%%s\n",
 		formatSeconds(r.Expected.MeanLag), r.Expected.StuckPolls, plural(r.Expected.StuckPolls, "poll"), meanPollsText(r.Expected.MeanPolls), 100*r.Expected.Caught, costSuffix(b, r.Expected))
 	writeLagCheck(w, s)
+	writePollsCheck(w, s)
 	if ex := s.Derived.Exact; ex != nil && ex != r {
 		fmt.Fprintf(w, "exact optimum (same min gap): %s", optimumText(b, r.Expected, ex.Expected))
 		if sq := s.Derived.Sqrt; sq != nil {
@@ -716,7 +818,7 @@ type planJSON struct {
 	Omitted  []string               `json:"not_scored,omitempty"` // reference schedules that stop before the horizon
 	Segments map[string]segmentJSON `json:"segments,omitempty"`
 	Clock                           // wall-clock batches and schedule
-	Input    *ingest.Report         `json:"input"`
+	Input    *source                `json:"input"` // what was read, and in which unit
 	Check                           // the fit's distances from the data, the mean lag check
 }
 
@@ -744,7 +846,7 @@ func clockOf(s *section) Clock {
 	return c
 }
 
-func (p Plan) writeJSON(w io.Writer, doc export.Document, secs []*section, rep *ingest.Report) error {
+func (p Plan) writeJSON(w io.Writer, doc export.Document, secs []*section, rep *source) error {
 	var buf bytes.Buffer
 	if err := export.JSON(&buf, doc, export.JSONOptions{}); err != nil {
 		return err

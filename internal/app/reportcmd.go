@@ -117,7 +117,7 @@ func (r Report) Run(stdout, stderr io.Writer) error {
 	if len(values) > maxReportSteps {
 		return Usagef("--budgets: %d budgets: want at most %d for the slider", len(values), maxReportSteps)
 	}
-	sample, rep, err := r.Input.load(stderr)
+	sample, rep, err := r.Input.loadSource(stderr)
 	if err != nil {
 		return err
 	}
@@ -144,11 +144,11 @@ func (r Report) Run(stdout, stderr io.Writer) error {
 		}
 		a := arenaOf(sec, r.Solve)
 		opt := optimize.ScoreOptions{Ages: sec.Ages, Seed: r.Seed, Draws: r.Draws}
-		entries, warnings, err := r.entries(sec, a, fams, users, opt)
+		entries, t, err := r.entries(sec, a, fams, users, opt)
 		if err != nil {
 			return nil, err
 		}
-		cmpn := cmp.score(pt, a, entries, warnings, opt, sec.Labels)
+		cmpn := cmp.score(pt, a, entries, t, opt, sec.Labels)
 		budgets, byMean := r.budgets(values, sec)
 		rows, sweepWarnings, err := sw.sweep(a, pt, len(parts) > 1, budgets, byMean, fams, users, stderr)
 		if err != nil {
@@ -208,15 +208,16 @@ func arenaOf(s *section, sv Solve) *arena {
 
 // entries are the schedules the report compares: plan's derived schedule
 // and exact optimum, the families tuned to the plan's budget (to the
-// derived schedule's stuck polls under a poll cost) and the user's.
-func (r Report) entries(s *section, a *arena, fams []optimize.Family, users []optimize.Schedule, opt optimize.ScoreOptions) ([]entry, []string, error) {
+// derived schedule's stuck polls under a poll cost; see arena.target),
+// which it returns, and the user's.
+func (r Report) entries(s *section, a *arena, fams []optimize.Family, users []optimize.Schedule, opt optimize.ScoreOptions) ([]entry, optimize.Budget, error) {
 	der := s.Derived
 	var out []entry
 	res := der.Result
 	if c := s.Clock; c != nil {
 		sc := c.Schedule
 		sc.Name = "pollfit"
-		out = append(out, entry{kindPhased, sc})
+		out = append(out, entry{Kind: kindPhased, Schedule: sc})
 	}
 	if res.Method != "exact" {
 		sc := res.Schedule
@@ -224,26 +225,23 @@ func (r Report) entries(s *section, a *arena, fams []optimize.Family, users []op
 		if s.Clock != nil {
 			sc.Name = "age-only"
 		}
-		out = append(out, entry{kindPhased, sc})
+		out = append(out, entry{Kind: kindPhased, Schedule: sc, Expected: &res.Expected})
 	}
 	if der.Exact != nil {
 		sc := der.Exact.Schedule
 		sc.Name = "exact"
-		out = append(out, entry{kindExact, sc})
+		out = append(out, entry{Kind: kindExact, Schedule: sc, Expected: &der.Exact.Expected})
 	}
 	b := r.Solve.Budget
 	if b.PollCost > 0 {
 		b = optimize.Budget{StuckPolls: res.Expected.StuckPolls}
 	}
-	tuned, warnings, err := a.tune(b, fams, res.Options.MinGap, opt)
-	if err != nil {
-		return nil, nil, err
-	}
-	out = append(out, tuned...)
+	t := a.target(b, out, opt)
+	out = append(out, a.tune(t, fams, res.Options, opt)...)
 	for _, u := range users {
-		out = append(out, entry{kindUser, u})
+		out = append(out, entry{Kind: kindUser, Schedule: u})
 	}
-	return out, warnings, nil
+	return out, t, nil
 }
 
 // budgets returns the budgets of the part's sweep: those given, or
@@ -274,7 +272,7 @@ func (r Report) budgets(values []float64, s *section) ([]optimize.Budget, bool) 
 }
 
 // page builds the report's page from the parts.
-func (r Report) page(parts []*reportPart, rep *ingest.Report) (*html.Page, error) {
+func (r Report) page(parts []*reportPart, rep *source) (*html.Page, error) {
 	pg := &html.Page{Title: r.Title, Version: r.Version, Command: r.Command}
 	if pg.Title == "" {
 		pg.Title = "pollfit report: " + r.inputName()
@@ -327,13 +325,9 @@ func (r Report) page(parts []*reportPart, rep *ingest.Report) (*html.Page, error
 	return pg, nil
 }
 
-// inputName names the input in the title: the files, or the bundled data.
-func (r Report) inputName() string {
-	if len(r.Input.Paths) == 0 && r.Input.Bundled != nil {
-		return r.Input.Bundled.Name + " (bundled)"
-	}
-	return strings.Join(r.Input.Paths, ", ")
-}
+// inputName names the input in the title: the files, stdin, or the
+// bundled data.
+func (r Report) inputName() string { return r.Input.name() }
 
 // partIDs gives each part an HTML id: "all", and "seg-NAME" with NAME
 // made safe as in plot file names (safeName, which keeps letters and
@@ -356,7 +350,7 @@ func partIDs(parts []*reportPart) []string {
 }
 
 // partPage builds the page of one part.
-func (r Report) partPage(p *reportPart, id string, parts []*reportPart, rep *ingest.Report) (html.Part, error) {
+func (r Report) partPage(p *reportPart, id string, parts []*reportPart, rep *source) (html.Part, error) {
 	s := p.sec
 	hp := html.Part{ID: id, Title: "All items"}
 	if p.part.segmented() {
@@ -440,13 +434,13 @@ func (r Report) partPage(p *reportPart, id string, parts []*reportPart, rep *ing
 	if err != nil {
 		return hp, err
 	}
-	hp.FamilyNotes = p.cmp.warnings
+	hp.FamilyNotes = append(comparisonNotes(p.cmp.rows), p.cmp.warnings...)
 	return hp, nil
 }
 
 // dataFacts says what was read: for all items the input's counts, for
 // every part its rows, censored share, split, and the unit of the times.
-func (r Report) dataFacts(p *reportPart, rep *ingest.Report) []html.Fact {
+func (r Report) dataFacts(p *reportPart, rep *source) []html.Fact {
 	var out []html.Fact
 	s := p.sec
 	if !p.part.segmented() && rep != nil {
@@ -472,7 +466,7 @@ func (r Report) dataFacts(p *reportPart, rep *ingest.Report) []html.Fact {
 			dropped.Warn = true
 		}
 		out = append(out, dropped)
-		out = append(out, duplicatesFact(r.Input, rep))
+		out = append(out, duplicatesFact(r.Input, rep.Report))
 		if rep.Zeroed > 0 {
 			out = append(out, html.Fact{Label: "negative set to 0", Value: thousands(rep.Zeroed), Note: "lowest " + formatSeconds(rep.Lowest) + " (--negative zero)", Warn: true})
 		}
@@ -508,7 +502,7 @@ func duplicatesFact(in Input, rep *ingest.Report) html.Fact {
 
 // unitFact says in what unit the settle times were read, and why
 // (ingest.Report.Unit and UnitFrom).
-func unitFact(in Input, rep *ingest.Report) html.Fact {
+func unitFact(in Input, rep *source) html.Fact {
 	o := in.Read
 	if o.Start != "" && o.End != "" {
 		v := "timestamps: " + o.End + " − " + o.Start
@@ -532,12 +526,15 @@ func unitFact(in Input, rep *ingest.Report) html.Fact {
 		why = "the column's type says so"
 	default:
 		why = "the default: nothing said otherwise (--unit sets it)"
+		if rep.UnitHint != "" {
+			why = "the default: nothing said otherwise; " + rep.UnitHint
+		}
 	}
 	what := "bare numbers of column " + col
 	if o.Binned {
 		what = "the bins' bounds"
 	}
-	return html.Fact{Label: "unit", Value: unitName(rep.Unit), Note: what + " read in this unit: " + why + "; Go durations such as 1.5s carry their own"}
+	return html.Fact{Label: "unit", Value: unitName(rep.Unit), Note: what + " read in this unit: " + why + "; Go durations such as 1.5s carry their own", Warn: rep.UnitHint != ""}
 }
 
 func columnName(in Input) string {
@@ -670,6 +667,17 @@ func fitFacts(s *section) (facts, goodness []html.Fact) {
 			goodness = append(goodness, html.Fact{Label: "mean lag check", Value: c.Warning, Warn: true})
 		}
 	}
+	if c := s.Polls; c != nil {
+		var b strings.Builder
+		writePollsCheck(&b, s)
+		line, _, _ := strings.Cut(b.String(), "\n")
+		_, line, _ = strings.Cut(line, ": ")
+		goodness = append(goodness, html.Fact{Label: "expected vs realised mean polls", Value: fmt.Sprintf("%.3g vs %.3g", c.Expected, c.Realised),
+			Note: line, Warn: c.Warning != ""})
+		if c.Warning != "" {
+			goodness = append(goodness, html.Fact{Label: "mean polls check", Value: c.Warning, Warn: true})
+		}
+	}
 	return facts, goodness
 }
 
@@ -708,6 +716,13 @@ func scheduleFacts(s *section, b optimize.Budget) []html.Fact {
 		line, _, _ := strings.Cut(w.String(), "\n")
 		label, rest, _ := strings.Cut(line, ": ")
 		out = append(out, html.Fact{Label: label + " (realised)", Value: rest})
+	}
+	if s.Polls != nil {
+		var w strings.Builder
+		writePollsCheck(&w, s)
+		line, _, _ := strings.Cut(w.String(), "\n")
+		label, rest, _ := strings.Cut(line, ": ")
+		out = append(out, html.Fact{Label: label + " polls (realised)", Value: rest})
 	}
 	if ex := s.Derived.Exact; ex != nil && ex != r {
 		v := optimumText(b, r.Expected, ex.Expected)
@@ -870,7 +885,8 @@ func budgetPage(p *reportPart, id string, plan optimize.Budget) (html.Budget, er
 }
 
 // sweepPeers returns, at the sweep's budget value v, the exact optimum's
-// row and the tuned family with the least mean lag.
+// row and the tuned family with the least mean lag among those at the
+// same cost and coverage as the derived schedule (SweepRow.Comparable).
 func sweepPeers(rows []SweepRow, v float64) (exact, fam *SweepRow) {
 	for i := range rows {
 		r := &rows[i]
@@ -881,6 +897,9 @@ func sweepPeers(rows []SweepRow, v float64) (exact, fam *SweepRow) {
 		case kindExact:
 			exact = r
 		case kindFamily:
+			if !r.Comparable() {
+				continue
+			}
 			if fam == nil || r.MeanLag < fam.MeanLag {
 				fam = r
 			}

@@ -202,3 +202,34 @@ func TestReportPage(t *testing.T) {
 func escape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;", "+", "&#43;").Replace(s)
 }
+
+// TestReportChecks: the report says what plan says of the budget and
+// the horizon: the expected and realised mean polls per item, a horizon
+// from the data where the fit has more than 1% pending (the eu segment
+// of testdata/input/regions.csv, 5% of its rows pending at 60 s), and
+// what --unit ms would read whole numbers as when the unit is the
+// default.
+func TestReportChecks(t *testing.T) {
+	run := func(in Input) string {
+		t.Helper()
+		in.Quiet = true
+		var out bytes.Buffer
+		r := Report{Input: in, Solve: Solve{Budget: optimize.Budget{StuckPolls: 10}}, Holdout: 0.3, Seed: 1, Draws: 20, Families: "fixed", Budgets: "5..10:2"}
+		if err := r.Run(&out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	page := run(Input{Paths: []string{"../../testdata/input/regions.csv"}, MinSegmentRows: 100,
+		Read: ingest.ReadOptions{Column: "wait_s", Status: "status", Pending: []string{"pending"}, Segment: "region"}})
+	for _, want := range []string{"expected vs realised mean polls",
+		"the client stops polling at 3s, the horizon from the data, while the fit has 6.8% of items still pending then"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	page = run(Input{Paths: []string{"../../testdata/input/wait_ms.csv"}, Read: ingest.ReadOptions{Column: "wait"}})
+	if want := "the values are whole numbers: --unit ms would read the median 1066 as 1.066s"; !strings.Contains(page, want) {
+		t.Errorf("the report lacks %q", want)
+	}
+}

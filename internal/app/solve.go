@@ -255,6 +255,76 @@ func horizonCut(beyond float64, h time.Duration) string {
 		optimize.FormatDuration(h), 100*beyond)
 }
 
+// pendingShare is the share of items the fit may have still pending at
+// a horizon taken from the data before plan, report and export say that
+// the client stops polling while they are: the default horizon, above
+// the 99th percentile of the settles, leaves about 1% of them.
+const pendingShare = 0.01
+
+// horizonCheck says, for a horizon taken from the data (or a model), how
+// many items the fit has still pending at it: the client the schedule
+// is shipped in stops polling there (backoff.Stop in the exported Go).
+// JSON keys are part of plan's output (horizon_check).
+type horizonCheck struct {
+	Horizon float64 `json:"horizon_s"`
+	From    string  `json:"from"` // "data", "model", or "given"
+	// Pending is the share of items the fit has not settled by the
+	// horizon: its tail past it, and those it has never settling.
+	Pending float64 `json:"pending_share"`
+	// SettleLater is the share of the settles of the rows fitted (or of
+	// the model) that come after the horizon, PendingOlder the share of
+	// the rows fitted still pending at an older age.
+	SettleLater  float64 `json:"settle_later_share"`
+	PendingOlder float64 `json:"pending_older_share,omitempty"`
+	Warning      string  `json:"warning,omitempty"`
+}
+
+// newHorizonCheck returns the check of horizon h, from the data (or a
+// model, from says which; "given" for --horizon), where the fit has the
+// share pending still pending, with the warning when from is not "given"
+// and pending is above pendingShare: a segment's 5 s horizon from the
+// data became backoff.Stop after 5 s in the exported code while its fit
+// had 4.5% of its items pending then, and only "horizon 5s from the
+// data" was said. later and older are the data's shares (see
+// horizonCheck).
+func newHorizonCheck(h time.Duration, from string, pending, later, older float64) *horizonCheck {
+	c := &horizonCheck{Horizon: h.Seconds(), From: from, Pending: pending, SettleLater: later, PendingOlder: older}
+	if from == "given" || !(pending > pendingShare) {
+		return c
+	}
+	of := "settles"
+	if from == "model" {
+		of = "model's settles"
+	}
+	data := fmt.Sprintf("%s of the %s come after it", pct(later), of)
+	if later == 0 {
+		data = fmt.Sprintf("none of the %s come after it", of)
+	}
+	if older > 0 {
+		data += fmt.Sprintf(", and %s of the rows were still pending at an older age", pct(older))
+	}
+	c.Warning = fmt.Sprintf("the client stops polling at %s, the horizon from the %s, while the fit has %s of items still pending then (%s): --horizon sets a later one",
+		optimize.FormatDuration(h), from, pct(pending), data)
+	return c
+}
+
+// pendingOlder returns the share of the rows of s still pending at an age
+// of h seconds or more.
+func pendingOlder(s *ingest.Sample, h float64) float64 {
+	var all, old float64
+	for i, t := range s.Times {
+		w := s.Weight(i)
+		all += w
+		if s.IsCensored(i) && t >= h {
+			old += w
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return old / all
+}
+
 // horizonFarFactor is how many times the last settle a given horizon
 // may be before plan asks whether it was meant in another unit.
 const horizonFarFactor = 100

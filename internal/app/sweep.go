@@ -14,6 +14,7 @@ import (
 	"github.com/pollfit/pollfit/fit"
 	"github.com/pollfit/pollfit/ingest"
 	"github.com/pollfit/pollfit/internal/app/plot"
+	"github.com/pollfit/pollfit/internal/app/report"
 	"github.com/pollfit/pollfit/internal/outfile"
 	"github.com/pollfit/pollfit/optimize"
 )
@@ -107,11 +108,20 @@ type SweepRow struct {
 	P99Lag     float64
 	Caught     float64
 	Spec       string
+	// Comparison says how the row stands against pollfit's schedule at
+	// its budget (see judge); nil for a user's schedule, scored once at
+	// its own cost.
+	Comparison *report.Comparison
 	schedule   optimize.Schedule // the schedule itself, for the report
 }
 
+// Comparable reports whether the row is at the same cost and coverage as
+// pollfit's schedule at its budget: the derived ones and the families
+// not marked apart.
+func (r SweepRow) Comparable() bool { return r.Comparison != nil && r.Comparison.Comparable }
+
 // SweepHeader is the header of the sweep CSV (see docs/sweep.md).
-var SweepHeader = []string{"segment", "schedule", "kind", "budget", "stuck_polls", "mean_polls", "mean_lag_s", "median_lag_s", "p95_lag_s", "p99_lag_s", "caught", "spec"}
+var SweepHeader = []string{"segment", "schedule", "kind", "budget", "stuck_polls", "mean_polls", "mean_lag_s", "median_lag_s", "p95_lag_s", "p99_lag_s", "caught", "spec", "comparable", "why"}
 
 // Run sweeps the budgets and writes the CSV (and the plot).
 func (sw Sweep) Run(stdout, stderr io.Writer) error {
@@ -263,15 +273,19 @@ func (sw Sweep) sweep(a *arena, pt part, many bool, budgets []optimize.Budget, b
 		if show {
 			fmt.Fprintf(stderr, "\r%sbudget %d of %d (%s)", progress, i+1, len(budgets), budgetText(b))
 		}
-		entries, warn, err := a.contenders(b, fams, opt)
+		entries, t, err := a.contenders(b, fams, opt)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", budgetText(b), err)
 		}
-		for _, w := range warn {
-			warnings = append(warnings, fmt.Sprintf("%s%s: %s", prefix, budgetText(b), w))
+		scores := make([]optimize.Score, len(entries))
+		for i, e := range entries {
+			scores[i] = optimize.ScoreSchedule(e.Schedule, a.testItems, opt)
 		}
-		for _, e := range entries {
-			rows = append(rows, sweepRow(pt, e, v, optimize.ScoreSchedule(e.Schedule, a.testItems, opt)))
+		judged := a.judge(entries, scores, t, opt)
+		for i, e := range entries {
+			row := sweepRow(pt, e, v, scores[i])
+			row.Comparison = judged[i]
+			rows = append(rows, row)
 		}
 	}
 	if show && len(budgets) > 0 {
@@ -286,7 +300,7 @@ func (sw Sweep) sweep(a *arena, pt part, many bool, budgets []optimize.Budget, b
 		if byMean {
 			own = sc.MeanPolls
 		}
-		rows = append(rows, sweepRow(pt, entry{kindUser, s}, own, sc))
+		rows = append(rows, sweepRow(pt, entry{Kind: kindUser, Schedule: s}, own, sc))
 	}
 	return rows, warnings, nil
 }
@@ -306,8 +320,12 @@ func WriteSweepCSV(w io.Writer, rows []SweepRow) error {
 	cw.Write(SweepHeader)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 	for _, r := range rows {
+		comparable, why := "", ""
+		if c := r.Comparison; c != nil {
+			comparable, why = strconv.FormatBool(c.Comparable), c.Why
+		}
 		cw.Write([]string{r.Segment, r.Schedule, r.Kind, f(r.Budget), f(r.StuckPolls), f(r.MeanPolls), f(r.MeanLag),
-			f(r.MedianLag), f(r.P95Lag), f(r.P99Lag), f(r.Caught), r.Spec})
+			f(r.MedianLag), f(r.P95Lag), f(r.P99Lag), f(r.Caught), r.Spec, comparable, why})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -39,7 +39,44 @@ type Row struct {
 	MeanLagCI  *float64  `json:"mean_lag_ci95_s,omitempty"`
 	MeanPollCI *float64  `json:"mean_polls_ci95,omitempty"`
 	Polls      []float64 `json:"polls,omitempty"` // poll times, seconds from age 0
+	// Comparison says, in compare, sweep, plan and report, how the row
+	// stands against pollfit's schedule; nil elsewhere.
+	Comparison *Comparison `json:"comparison,omitempty"`
 }
+
+// Comparison is how a row stands against the schedule pollfit derives:
+// whether it spends the same budget (within optimize.SpendTolerance, on
+// the items it was tuned on) and catches as many of the items scored, so
+// that its lag may be set beside that schedule's. Rows that are not
+// comparable are never named the best family nor used in a headline.
+type Comparison struct {
+	Comparable bool `json:"comparable"`
+	// Why says why the row is not comparable; "" when it is.
+	Why string `json:"why,omitempty"`
+	// Tuning says what a family's tuning changed beyond its base gap
+	// to spend the budget; "" for the shape as written.
+	Tuning string `json:"tuning,omitempty"`
+	// Target is the spend the row is held to: the budget's stuck or mean
+	// polls (or pollfit's own spend when it spends less).
+	Target Spend `json:"target"`
+	// Fitted is what the row spends where it is held to the target: on
+	// the items fitted on, where the families are tuned (compare, sweep,
+	// report), or for plan's fixed baseline under the fitted
+	// distribution, as the derived schedule's mean polls are.
+	Fitted Spend `json:"fitted"`
+	// CaughtVsReference is the row's share caught minus pollfit's, on
+	// the items scored: 0 when both catch the same items.
+	CaughtVsReference float64 `json:"caught_vs_reference"`
+}
+
+// Spend is a number of polls: stuck polls, mean polls per item, or both.
+type Spend struct {
+	StuckPolls float64 `json:"stuck_polls,omitempty"`
+	MeanPolls  float64 `json:"mean_polls,omitempty"`
+}
+
+// Apart reports whether the row is marked as not comparable.
+func (r Row) Apart() bool { return r.Comparison != nil && !r.Comparison.Comparable }
 
 // PollsBy is the polls made by each age, keyed by the age as the user wrote
 // it, in the order given.
@@ -150,6 +187,13 @@ func Table(w io.Writer, rows []Row, note string) error {
 			fmt.Fprintf(w, "  %-12s %s\n", "", pollList(r.Polls))
 		}
 	}
+	for _, r := range rows {
+		if r.Apart() {
+			if _, err := fmt.Fprintf(w, "  * %s: %s\n", r.Name, r.Comparison.Why); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -177,7 +221,11 @@ func Cells(rows []Row) (head []string, cells [][]string) {
 		return format(*v)
 	}
 	for _, r := range rows {
-		c := []string{r.Name}
+		name := r.Name
+		if r.Apart() {
+			name += " *"
+		}
+		c := []string{name}
 		for _, v := range r.PollsBy.Values {
 			c = append(c, count(v))
 		}
@@ -252,7 +300,9 @@ func LagFormat(rows []Row) func(float64) string {
 
 // CSV writes rows as CSV with the JSON keys as header, segment first;
 // polls_by becomes one column per age ("polls_by_30s"), and polls a
-// space-separated list.
+// space-separated list. When some row has a Comparison, two columns
+// follow: comparable (true or false, empty for a row without one) and
+// why.
 func CSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
 	head := []string{"segment", "name", "spec"}
@@ -262,6 +312,10 @@ func CSV(w io.Writer, rows []Row) error {
 		}
 	}
 	head = append(head, "stuck_polls", "mean_polls", "mean_lag_s", "median_lag_s", "p95_lag_s", "p99_lag_s", "caught", "polls")
+	compared := slices.ContainsFunc(rows, func(r Row) bool { return r.Comparison != nil })
+	if compared {
+		head = append(head, "comparable", "why")
+	}
 	cw.Write(head)
 	opt := func(p *float64) string {
 		if p == nil {
@@ -280,6 +334,13 @@ func CSV(w io.Writer, rows []Row) error {
 		}
 		rec = append(rec, strconv.FormatFloat(r.StuckPolls, 'g', -1, 64), opt(r.MeanPolls), opt(r.MeanLag),
 			opt(r.MedianLag), opt(r.P95Lag), opt(r.P99Lag), opt(r.Caught), strings.Join(polls, " "))
+		if compared {
+			comparable, why := "", ""
+			if c := r.Comparison; c != nil {
+				comparable, why = strconv.FormatBool(c.Comparable), c.Why
+			}
+			rec = append(rec, comparable, why)
+		}
 		cw.Write(rec)
 	}
 	cw.Flush()

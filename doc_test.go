@@ -9,7 +9,7 @@ import (
 )
 
 // docFiles hold console sessions that TestDocExamples runs.
-var docFiles = []string{"README.md", "docs/sweep.md", "docs/export.md"}
+var docFiles = []string{"README.md", "docs/sweep.md", "docs/export.md", "docs/polllog.md"}
 
 // TestDocExamples runs every "$ pollfit …" (or "$ go run . …") command of
 // the ```console blocks of the docs in-process and compares its stdout with

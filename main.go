@@ -172,6 +172,10 @@ func inputFlags() []cli.Flag {
 		&cli.StringFlag{Name: "pending", Usage: "comma-separated --status values of items still pending (right-censored)"},
 		&cli.StringFlag{Name: "observed-at", Usage: "when observation ended (RFC 3339, where no zone means UTC, or an epoch number with --epoch): the censoring age of pending rows without a duration, or with --end and --column their creation"},
 		&cli.StringFlag{Name: "exclude-status", Usage: "comma-separated --status values whose rows are left out on purpose (counted)"},
+		&cli.StringFlag{Name: "id", Usage: "a poll log: the item id `COLUMN`; each row is one poll, its age in --column or its timestamp in --polled-at, what it saw in --status (--pending values, else settled); each id becomes one interval, from its last pending poll to its first settled one (docs/polllog.md)"},
+		&cli.StringFlag{Name: "polled-at", Usage: "with --id: the `COLUMN` of the polls' timestamps; ages count from --start, or without it from each id's first poll"},
+		&cli.StringFlag{Name: "last-pending", Usage: "with --start and --first-settled: the timestamp `COLUMN` of each item's last poll that saw it pending (empty: its first poll found it settled)"},
+		&cli.StringFlag{Name: "first-settled", Usage: "with --start and --last-pending: the timestamp `COLUMN` of each item's first poll that saw it settled (empty: still pending at its last pending poll, censored)"},
 		&cli.StringFlag{Name: "segment", Usage: "column whose values are reported separately (e.g. payment method): a table per segment after all items', a segment column in CSV and JSON, a plot per segment"},
 		&cli.IntFlag{Name: "min-segment-rows", Value: app.DefaultMinSegmentRows, Usage: "fold segments with fewer rows into \"other\""},
 		&cli.BoolFlag{Name: "binned", Usage: "rows are bins: lower, upper, count[, censored] (see docs/scale.md)"},
@@ -225,6 +229,10 @@ func inputOf(c *cli.Context, stderr io.Writer, withBundled bool) (app.Input, err
 			Segment:       c.String("segment"),
 			Binned:        c.Bool("binned"),
 			MaxRows:       c.Int("max-rows"),
+			PollID:        c.String("id"),
+			PolledAt:      c.String("polled-at"),
+			LastPending:   c.String("last-pending"),
+			FirstSettled:  c.String("first-settled"),
 		},
 	}
 	if c.IsSet("max-rows") && in.Read.MaxRows <= 0 {

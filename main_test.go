@@ -265,6 +265,10 @@ var cliCases = []struct {
 	// An observation time before a pending row's start is a wrong
 	// --observed-at, which --negative drop does not hide.
 	{"input_observed_before_start", "fit|-i|fixtures/clock.csv|--start|created_at|--end|settled_at|--status|status|--pending|pending|--observed-at|2025-03-01T12:00:00Z|--negative|drop", 1},
+	// A poll log: its polls counted, one interval per id; refused
+	// without the pending status values, which say what a poll saw.
+	{"polllog_fit", "fit|-i|fixtures/polls.csv|--id|payment_id|--polled-at|polled_at|--start|created_at|--status|status|--pending|pending|-o|/dev/null", 0},
+	{"polllog_no_pending", "fit|-i|fixtures/polls.csv|--id|payment_id|--column|age_s|--status|status", 2},
 }
 
 func TestCLIGolden(t *testing.T) {

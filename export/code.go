@@ -31,7 +31,8 @@ func (d *Data) Growing() bool {
 // imports the standard library only: the phase tables as time.Duration
 // constants, and a type opt.Name with NextBackOff and Reset (the BackOff
 // interface of github.com/cenkalti/backoff), GapAfter (age to the next
-// gap), Poll (a context-aware polling loop), Start and Horizon. Segments
+// gap), Poll (a context-aware polling loop, which reports each item's last
+// pending and first settled ages to Observed), Start and Horizon. Segments
 // get one table each, selected by the type's Segment field. Two files
 // generated with different names can share a package.
 func GoSource(w io.Writer, doc Document, opt Options) error {

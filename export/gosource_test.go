@@ -24,6 +24,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"time"
@@ -211,10 +212,30 @@ func main() {
 		runs[i].Retry = retry(b, b.Start(), run.Created)
 		runs[i].Gap = gapAfter(b, run.Created)
 	}
+	// What Poll's checks saw: pending, unanswered, pending, then settled
+	// by a request of 7ms; and never settled.
+	var observed []poll.BackoffObservation
+	for _, settles := range []bool{true, false} {
+		c := &clock{}
+		n := 0
+		p := &poll.Backoff{After: c.after, Now: c.time, Observed: func(o poll.BackoffObservation) { observed = append(observed, o) }}
+		_ = p.Poll(context.Background(), func(context.Context) (bool, error) {
+			n++
+			switch {
+			case n == 2:
+				return false, fmt.Errorf("timeout: %w", poll.ErrBackoffUnanswered)
+			case n == 4 && settles:
+				c.now += 7 * time.Millisecond
+				return true, nil
+			}
+			return false, nil
+		})
+	}
 	if err := json.NewEncoder(os.Stdout).Encode(struct {
 		Segments map[string]result
 		Clock    []clockRun
-	}{out, runs}); err != nil {
+		Observed []poll.BackoffObservation
+	}{out, runs, observed}); err != nil {
 		panic(err)
 	}
 }
@@ -294,12 +315,14 @@ func TestGoSourceRuns(t *testing.T) {
 	var res struct {
 		Segments map[string]result
 		Clock    []clockRunResult
+		Observed []observation
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("driver output: %v\n%.2000s", err, out)
 	}
 	got := res.Segments
 	checkClockRuns(t, res.Clock)
+	checkObserved(t, res.Observed, got[""].Poll, time.Millisecond)
 	check := func(t *testing.T, what string, got, want []time.Duration) {
 		t.Helper()
 		if len(got) != len(want) {

@@ -98,6 +98,33 @@ func checkLangResults(t *testing.T, doc Document, got map[string]langResult, qua
 	}
 }
 
+// observation is what a target's poll reported of an item (its
+// Observation), times in nanoseconds; Settled false for a pending one.
+type observation struct {
+	LastPending, FirstSettled time.Duration
+	Settled                   bool
+}
+
+// checkObserved checks the observations the drivers report for the
+// overall schedule, whose fake-clock poll times are polls: of an item
+// whose checks saw it pending, got no answer, saw it pending and saw it
+// settled by a request of 7 ms (in unit, the target's: TypeScript and Go
+// take 7 ms, Kotlin's sleep takes milliseconds), and of an item never
+// settled.
+func checkObserved(t *testing.T, got []observation, polls []time.Duration, unit time.Duration) {
+	t.Helper()
+	if len(polls) < 4 {
+		t.Fatalf("the overall schedule has %d polls: the observation case needs 4", len(polls))
+	}
+	want := []observation{
+		{LastPending: polls[2], FirstSettled: polls[3] + 7*unit, Settled: true},
+		{LastPending: polls[len(polls)-1]},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("observed %+v, want %+v (polls at %.6v)", got, want, polls)
+	}
+}
+
 // toolsDir is where testdata/setup.sh installs tsc, prettier and ajv.
 func toolsDir() string {
 	if d := os.Getenv("POLLFIT_TOOLS"); d != "" {
@@ -273,6 +300,28 @@ async function main() {
   } catch (e) {
     out.Abort = n + ": " + e.message;
   }
+
+  // What poll's checks saw: pending, no answer, pending, then settled by a
+  // request of 7 ms; and never settled.
+  out.Observed = [];
+  for (const settles of [true, false]) {
+    const c = fakeClock();
+    let n = 0;
+    const observed = (o) => out.Observed.push({
+      LastPending: ns(o.lastPendingMs),
+      FirstSettled: o.firstSettledMs === null ? 0 : ns(o.firstSettledMs),
+      Settled: o.firstSettledMs !== null,
+    });
+    await new Backoff("", half, c.wall).poll(() => {
+      n++;
+      if (n === 2) return null;
+      if (n === 4 && settles) {
+        c.ns += ns(7);
+        return true;
+      }
+      return false;
+    }, { ...c.opts, observed }).catch(() => {});
+  }
   process.stdout.write(JSON.stringify(out));
 }
 main().catch((e) => { console.error(e); process.exit(1); });
@@ -330,12 +379,14 @@ func TestTypeScriptRuns(t *testing.T) {
 		Long     struct{ Asked, Times []float64 }
 		Abort    string
 		Clock    []clockRunResult
+		Observed []observation
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("driver output: %v\n%.2000s", err, out)
 	}
 	checkLangResults(t, doc, res.Segments, 1, true)
 	checkClockRuns(t, res.Clock)
+	checkObserved(t, res.Observed, res.Segments[""].Poll, time.Millisecond)
 
 	// 100 days: polls at 0, 720h, 1440h, 2160h, each wait asked of
 	// setTimeout at most 2^31−1 ms (720h is 2,592,000,000 ms).
@@ -503,7 +554,32 @@ fun main(args: Array<String>) {
         val b = Backoff(seg, half, { wall })
         clock.add("{\"Poll\":" + list(polls) + ",\"Retry\":" + list(retry(b, origin)) + ",\"Gap\":" + list(gapAfter(b, origin)) + "}")
     }
-    println("{\"Segments\":[" + parts.joinToString(",") + "],\"Clock\":[" + clock.joinToString(",") + "]}")
+    // What poll's checks saw: pending, no answer, pending, then settled by
+    // a request of 7 ms; and never settled. pollSuspend the same way.
+    val observed = ArrayList<String>()
+    val report = { o: Backoff.Observation ->
+        observed.add("{\"LastPending\":" + o.lastPendingNanos + ",\"FirstSettled\":" + (o.firstSettledNanos ?: 0L) + ",\"Settled\":" + (o.firstSettledNanos != null) + "}")
+        Unit
+    }
+    for (suspending in listOf(false, true)) {
+        for (settles in listOf(true, false)) {
+            var now = 0L
+            var n = 0
+            val check = { _: Int ->
+                n++
+                if (n == 2) null else if (n == 4 && settles) { now += 7_000_000L; true } else false
+            }
+            try {
+                if (suspending) {
+                    runBlocking { Backoff("", half, { now }).pollSuspend({ a -> check(a) }, { ms -> now += ms * 1_000_000L }, { now }, report) }
+                } else {
+                    Backoff("", half, { now }).poll(check, { ms -> now += ms * 1_000_000L }, { now }, report)
+                }
+            } catch (e: Backoff.HorizonException) {
+            }
+        }
+    }
+    println("{\"Segments\":[" + parts.joinToString(",") + "],\"Clock\":[" + clock.joinToString(",") + "],\"Observed\":[" + observed.joinToString(",") + "]}")
 }
 `
 
@@ -575,11 +651,18 @@ func TestKotlinRuns(t *testing.T) {
 	var res struct {
 		Segments []langResult
 		Clock    []clockRunResult
+		Observed []observation
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("driver output: %v\n%.2000s", err, out)
 	}
 	checkClockRuns(t, res.Clock)
+	if len(res.Observed) != 4 {
+		t.Errorf("%d observations, want 2 of poll and 2 of pollSuspend", len(res.Observed))
+	} else if len(res.Segments) > 0 {
+		checkObserved(t, res.Observed[:2], res.Segments[0].Poll, time.Millisecond)
+		checkObserved(t, res.Observed[2:], res.Segments[0].Poll, time.Millisecond)
+	}
 	list := res.Segments
 	if len(list) != len(order) {
 		t.Fatalf("driver printed %d results for %d segments", len(list), len(order))

@@ -8,11 +8,13 @@ type batch struct {
 	censAt   []bool // where cens starts, when not nil: the batch's window of the sample's flags (readParquet), zero until written
 	weights  []float64
 	seg      labels
-	created  []int64 // with timestamps (plan.created): creation instants
+	created  []int64   // with timestamps (plan.created): creation instants
+	lower    []float64 // interval input (plan.interval): each item's lower bound
 	segNames []string
 	segIdx   map[string]int32
 
 	read, used, excluded, censored int
+	intervals                      int // items in an interval (Report.Intervals)
 	blank                          int // blank lines skipped (CSV)
 	items                          float64
 	dropped                        [nReasons]int
@@ -46,14 +48,15 @@ type batch struct {
 	at             int
 	file           string
 	base, rowGroup int
-	bins           []binRow // binned input: the bins read
+	bins           []binRow  // binned input: the bins read
+	polls          []pollRow // poll log: the polls read (created: their starts)
 }
 
 // maxStatuses bounds the status values kept for warnings.
 const maxStatuses = 8
 
 func (b *batch) reset() {
-	*b = batch{times: b.times[:0], seg: labels{narrow: b.seg.narrow[:0]}, created: b.created[:0], segIdx: b.segIdx, ids: b.ids[:0], sampled: b.sampled[:0], seen: b.seen, bins: b.bins[:0]}
+	*b = batch{times: b.times[:0], seg: labels{narrow: b.seg.narrow[:0]}, created: b.created[:0], lower: b.lower[:0], segIdx: b.segIdx, ids: b.ids[:0], sampled: b.sampled[:0], seen: b.seen, bins: b.bins[:0], polls: b.polls[:0]}
 	clear(b.segIdx)
 	if b.seen != nil {
 		clear(b.seen[:])

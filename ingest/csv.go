@@ -68,7 +68,7 @@ func ReadCSV(r io.Reader, name string, opt ReadOptions) (*Sample, *Report, error
 			size = st.Size()
 		}
 	}
-	m := merger{memLimit: p.memLimit, created: p.created}
+	m := merger{memLimit: p.memLimit, created: p.created, interval: p.interval}
 	if err := readCSV(r, name, size, p, nil, &m, nil, nil); err != nil {
 		return nil, nil, err
 	}
@@ -215,7 +215,11 @@ func readCSV(r io.Reader, name string, size int64, p *plan, part map[string]stri
 		if m.memLimit > 0 {
 			guess = min(guess, float64(m.memLimit/p.bytesPerRow()))
 		}
-		m.reserve(int(guess))
+		if p.polls {
+			m.reservePolls(int(guess))
+		} else {
+			m.reserve(int(guess))
+		}
 	}
 	if eof && len(bytes.TrimSpace(rest)) == 0 {
 		return &ParseError{File: name, RowGroup: -1, Err: fmt.Errorf("%w: the file has a header only", ErrNoRows)}

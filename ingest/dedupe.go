@@ -302,6 +302,9 @@ const skewMax = -1.0
 // segment) repeat by chance wherever values are rounded: 3,000
 // exponential settle times to 4 decimals repeat 20 times.
 func (p *plan) identifies(header []string) bool {
+	if p.polls {
+		return false // a poll log's checks count repeated polls (PollCounts)
+	}
 	if p.created {
 		return true
 	}
@@ -365,6 +368,9 @@ func (m *merger) dedupe(b *batch) {
 			if b.cens != nil && b.cens[i] {
 				b.censored--
 			}
+			if b.lower != nil && b.lower[i] < b.times[i] {
+				b.intervals--
+			}
 			b.dropped[reasonDuplicateID]++
 			continue
 		}
@@ -379,6 +385,9 @@ func (m *merger) dedupe(b *batch) {
 			if b.created != nil {
 				b.created[k] = b.created[i]
 			}
+			if b.lower != nil {
+				b.lower[k] = b.lower[i]
+			}
 		}
 		k++
 	}
@@ -391,6 +400,9 @@ func (m *merger) dedupe(b *batch) {
 	}
 	if b.created != nil {
 		b.created = b.created[:k]
+	}
+	if b.lower != nil {
+		b.lower = b.lower[:k]
 	}
 	b.ids = b.ids[:k]
 }

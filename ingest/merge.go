@@ -35,12 +35,17 @@ type merger struct {
 	bins       []placedBin // binned input: every bin read, for the overlap check
 	memLimit   int64       // plan.memLimit
 	created    bool        // plan.created: the sample holds Created
+	interval   bool        // plan.interval: the sample holds Lower
 	// typed is the unit of the Parquet duration columns read; untyped
 	// is set when some input's duration column holds bare numbers or
 	// text instead.
 	typed    Unit
 	typedCol string
 	untyped  bool
+	// polls are a poll log's polls, in input order, and pollStarts their
+	// items' starts (with a start column): pollItems makes them items.
+	polls      []pollRow
+	pollStarts []int64
 }
 
 // reserve makes room for n more items, so that appending them does not
@@ -57,8 +62,12 @@ func (m *merger) reserve(n int) {
 	if m.created && m.s.Created == nil {
 		m.s.Created = bulk.Make[int64](len(m.s.Times), c) // len 0: every item has one
 	}
+	if m.interval && m.s.Lower == nil {
+		m.s.Lower = bulk.Make[float64](len(m.s.Times), c)
+	}
 	m.s.Times = regrow(m.s.Times, c)
 	m.s.Created = regrow(m.s.Created, c)
+	m.s.Lower = regrow(m.s.Lower, c)
 	m.s.Censored = regrow(m.s.Censored, c)
 	m.s.Weights = regrow(m.s.Weights, c)
 	m.s.Segment = regrow(m.s.Segment, c)
@@ -93,6 +102,9 @@ func (m *merger) ensure(n int, b *batch) error {
 		}
 		if m.created {
 			per += CreatedBytesPerRow
+		}
+		if m.interval {
+			per += LowerBytesPerRow
 		}
 		// In float64: a damaged count can overflow an int64 product.
 		if bytes := float64(c+cap(m.s.Times)) * float64(per); bytes > float64(m.memLimit) {
@@ -153,6 +165,15 @@ func (m *merger) add(b *batch) error {
 		}
 		m.s.Created = appendInPlace(m.s.Created, b.created)
 	}
+	if m.interval {
+		if len(b.lower) != len(b.times) {
+			panic(fmt.Sprintf("ingest: a batch of %d items has %d lower bounds", len(b.times), len(b.lower)))
+		}
+		if m.s.Lower == nil {
+			m.s.Lower = bulk.Make[float64](n0, cap(m.s.Times))
+		}
+		m.s.Lower = appendInPlace(m.s.Lower, b.lower)
+	}
 	m.anyCens = m.anyCens || b.cens != nil
 	if b.cens != nil && m.s.Censored == nil {
 		m.s.Censored = bulk.Make[bool](n0, cap(m.s.Times))
@@ -187,6 +208,11 @@ func (m *merger) add(b *batch) error {
 	if b.seg.len() > 0 || len(b.segNames) > 0 { // bins of count 0 have names only
 		m.addLabels(b)
 	}
+	if len(b.polls) > 0 {
+		if err := m.addPolls(b); err != nil {
+			return err
+		}
+	}
 	for _, x := range b.bins {
 		pb := placedBin{binRow: x, file: b.file, rowGroup: b.rowGroup}
 		pb.row += b.base
@@ -205,6 +231,7 @@ func (m *merger) add(b *batch) error {
 	m.rep.Used += b.used
 	m.rep.Excluded += b.excluded
 	m.rep.Censored += b.censored
+	m.rep.Intervals += b.intervals
 	m.rep.Items += b.items
 	z := negatives{m.rep.Zeroed, m.rep.Lowest}
 	z.add(b.zeroed)
@@ -239,6 +266,9 @@ func (m *merger) finish(name string, p *plan) (*Sample, *Report, error) {
 	if m.rep.Dropped == nil {
 		m.rep.Dropped = map[string]int{} // "dropped": {} in JSON, not null
 	}
+	if p.polls {
+		m.pollItems(p)
+	}
 	m.rep.Warnings = append(slices.Clone(p.warnings), m.rep.Warnings...)
 	m.rep.Unit, m.rep.UnitFrom, m.rep.UnitColumn = p.unit, p.unitFrom, p.unitCol
 	if m.typed != 0 && !m.untyped {
@@ -255,7 +285,7 @@ func (m *merger) finish(name string, p *plan) (*Sample, *Report, error) {
 		slices.Sort(m.statuses)
 		seen = "; values seen include " + strings.Join(m.statuses, ", ")
 	}
-	if len(opt.Pending) > 0 && m.rep.Censored == 0 {
+	if len(opt.Pending) > 0 && m.rep.Censored == 0 && !p.polls { // poll logs: warnPolls
 		m.rep.warn("no row has a pending status (%s in column %q): nothing is censored%s", strings.Join(opt.Pending, ", "), opt.Status, seen)
 	}
 	if !opt.ObservedAt.IsZero() && opt.Column != "" && opt.End == "" {
@@ -282,6 +312,7 @@ func (m *merger) finish(name string, p *plan) (*Sample, *Report, error) {
 	m.warnEpoch(p)
 	m.warnZoneless(p)
 	m.warnObserved(p)
+	m.warnDiscovery(p)
 	s, rep := m.s, m.rep
 	if !m.anyCens {
 		s.Censored = nil

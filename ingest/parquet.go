@@ -58,7 +58,7 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 		files[i] = f
 		m.warnLayout(f.columns, in.part, p, nil)
 		m.noteUnit(p, f.durNs)
-		if p.opt.Dedupe == "" && (p.names[roleStart] != "" || p.opt.Binned) {
+		if p.opt.Dedupe == "" && (p.names[roleStart] != "" || p.opt.Binned) && !p.polls {
 			f.rep = &m.repeats
 		}
 		for rg, n := range f.rowGroup {
@@ -79,13 +79,15 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 	if p.maxRows > 0 && int64(m.rep.Read)+rows > int64(p.maxRows) {
 		return p.tooManyRows(ins[0].path, int64(m.rep.Read)+rows)
 	}
-	if err := m.ensure(int(rows), nil); err != nil {
+	if p.polls {
+		m.reservePolls(int(rows)) // polls are not items: pollItems makes those
+	} else if err := m.ensure(int(rows), nil); err != nil {
 		return &ParseError{File: ins[0].path, RowGroup: -1, Err: err}
 	}
 	if rows == 0 && !multi {
 		return &ParseError{File: ins[0].path, RowGroup: -1, Err: fmt.Errorf("%w: the file has no rows", ErrNoRows)}
 	}
-	if !p.opt.Binned {
+	if !p.opt.Binned && !p.polls {
 		// Each row group decodes straight into its place in the sample, so
 		// that merging is no copy when no row is left out. A row group
 		// never yields more items than rows (binned input can: it is
@@ -100,7 +102,10 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 		if m.created {
 			m.s.Created = regrow(m.s.Created, cap(m.s.Times))
 		}
-		cens := p.names[roleStatus] != "" || p.created
+		if m.interval {
+			m.s.Lower = regrow(m.s.Lower, cap(m.s.Times))
+		}
+		cens := p.names[roleStatus] != "" || p.created || p.interval
 		if cens && m.s.Censored == nil {
 			m.s.Censored = bulk.Make[bool](len(m.s.Times), cap(m.s.Times)) // zero: dropped at the end without a censored item
 		}
@@ -120,6 +125,9 @@ func readParquet(ins []input, p *plan, multi bool, bar *progress, m *merger) err
 			u.b.times = m.s.Times[off : off : off+n]
 			if m.created {
 				u.b.created = m.s.Created[off : off : off+n]
+			}
+			if m.interval {
+				u.b.lower = m.s.Lower[off : off : off+n]
 			}
 			if cens {
 				u.b.censAt = m.s.Censored[off : off+n : off+n]
@@ -424,6 +432,9 @@ func arrowUnit(ns int64) string {
 
 // wantType describes the types a role accepts, for errors.
 func wantType(p *plan, r role) string {
+	if p.stamps && (r == roleLower || r == roleUpper) {
+		r = roleStart // interval timestamps
+	}
 	switch r {
 	case roleStart, roleEnd:
 		if p.epochNs > 0 {
@@ -442,6 +453,9 @@ func checkType(p *plan, r role, k pqKind) error {
 	c := k.class
 	isNum := c == kInt || c == kUint64 || c == kFloat
 	ok := false
+	if p.stamps && (r == roleLower || r == roleUpper) {
+		r = roleStart // interval timestamps
+	}
 	switch r {
 	case roleStart, roleEnd:
 		ok = c == kTimestamp || c == kDate || c == kText || (isNum && p.epochNs > 0)

@@ -47,6 +47,9 @@ var (
 	ErrTooManyRows = errors.New("too many rows")
 	// ErrLineEnds is CSV whose lines end in a carriage return alone.
 	ErrLineEnds = errors.New("lines end in CR only")
+	// ErrBadInterval is a row whose last pending age
+	// (ReadOptions.SettledAfter) is above its first settled age.
+	ErrBadInterval = errors.New("pending after settled")
 )
 
 // maxQuoted is the most bytes of an input value an error quotes, and
@@ -130,7 +133,9 @@ func (e *ParseError) Unwrap() error { return e.Err }
 
 // ReadOptions says where the settle times are in the input and how to read
 // them. The zero value reads nothing useful: set Column, or Start and End,
-// or Column with Start or End, or Binned.
+// or Column with Start or End, or Binned; or, for what a client's poller
+// saw, a poll log (PollID) or interval timestamps (Start with LastPending
+// and FirstSettled), whose items are intervals (Sample.Lower).
 //
 // A row's settle time is the value of Column (a duration) when Column is
 // set, else End − Start (two timestamps). Its creation instant
@@ -228,6 +233,33 @@ type ReadOptions struct {
 	// DefaultBinColumns names.
 	Bins BinColumns
 
+	// PollID names the item id column of a poll log: one row per poll a
+	// client made, with the poll's age (Column, a duration) or timestamp
+	// (PolledAt), and the status it saw (Status: one of Pending, else
+	// settled; ExcludeStatus leaves a poll out, such as a failed
+	// request's). The reader groups the polls by id, one item each: it
+	// settled after the last poll that saw it pending and by the first
+	// that saw it settled (Sample.Lower, Sample.Times), or is censored at
+	// its last poll (see polllog.go). Report.Polls counts what the
+	// grouping found. Ids are told apart by a 64-bit hash: two of 10⁷ ids
+	// share one with probability below 3·10⁻⁶.
+	PollID string
+	// PolledAt names the column of the polls' timestamps in a poll log:
+	// a poll's age is PolledAt − Start with Start, else PolledAt − the
+	// item's first poll (which then has age 0 and places the item in
+	// time, Sample.Created).
+	PolledAt string
+	// LastPending and FirstSettled name timestamp columns of one row per
+	// item: when the last poll that saw it pending and the first that saw
+	// it settled were made. With Start, the item settled after
+	// LastPending − Start and by FirstSettled − Start (Sample.Lower,
+	// Sample.Times); an empty LastPending is the item's start (its first
+	// poll found it settled). A row with an empty FirstSettled, or a
+	// pending Status, is still pending: censored at LastPending − Start.
+	// Timestamps are read as Start's are (Epoch, RFC 3339, Parquet
+	// timestamps).
+	LastPending, FirstSettled string
+
 	// Progress, when not nil, receives a progress bar for long reads (the
 	// CLI passes os.Stderr when it is a terminal and --quiet is not set).
 	Progress io.Writer
@@ -257,6 +289,10 @@ const BytesPerRow = 16
 // CreatedBytesPerRow is what Sample.Created adds to BytesPerRow: an int64
 // a row, on input with timestamps only.
 const CreatedBytesPerRow = 8
+
+// LowerBytesPerRow is what Sample.Lower adds to BytesPerRow: a float64 a
+// row, on interval input (ReadOptions.SettledAfter) only.
+const LowerBytesPerRow = 8
 
 // memAvailable is systemMemAvailable, a variable for tests.
 var memAvailable = systemMemAvailable
@@ -314,11 +350,15 @@ func (n Negative) String() string {
 // counted here. For binned input rows are bins; Items and Censored then
 // count the items the bins stand for.
 type Report struct {
-	Read     int            `json:"read"`
-	Used     int            `json:"used"`
-	Censored int            `json:"censored"`
-	Excluded int            `json:"excluded"`
-	Dropped  map[string]int `json:"dropped"`
+	Read     int `json:"read"`
+	Used     int `json:"used"`
+	Censored int `json:"censored"`
+	// Intervals counts the rows used that are interval-censored: known to
+	// settle after their ReadOptions.SettledAfter age and by their
+	// Column age, the two apart (the others are exact or censored).
+	Intervals int            `json:"intervals,omitempty"`
+	Excluded  int            `json:"excluded"`
+	Dropped   map[string]int `json:"dropped"`
 	// BlankLines counts the blank lines of CSV input, which are skipped,
 	// not rows (a line of a one-column file is a row only with a value).
 	BlankLines int `json:"blank_lines,omitempty"`
@@ -344,6 +384,9 @@ type Report struct {
 	Unit       Unit       `json:"unit,omitempty"`
 	UnitFrom   UnitSource `json:"unit_from,omitempty"`
 	UnitColumn string     `json:"unit_column,omitempty"`
+	// Polls, for a poll log (ReadOptions.PollID), counts the items its
+	// polls made and what the checks found; rows are polls. Nil otherwise.
+	Polls *PollCounts `json:"polls,omitempty"`
 	// Warnings are things about the input a person should look at, such
 	// as a pending status that no row has.
 	Warnings []string `json:"warnings,omitempty"`
@@ -371,6 +414,12 @@ func (r *Report) String() string {
 	if r.Items > 0 { // binned input: rows are bins, Censored counts items
 		fmt.Fprintf(&b, "read %s (bins): used %d, holding %s items (censored %d), excluded %d, dropped %d",
 			howMany(r.Read, "row"), r.Used, strconv.FormatFloat(r.Items, 'f', -1, 64), r.Censored, r.Excluded, r.DroppedTotal())
+	} else if r.Polls != nil { // a poll log: rows are polls, Censored counts items
+		fmt.Fprintf(&b, "read %s (polls): used %d", howMany(r.Read, "row"), r.Used)
+		if r.Zeroed > 0 {
+			fmt.Fprintf(&b, " (%d negative set to 0, lowest %s)", r.Zeroed, fmtSigned(r.Lowest))
+		}
+		fmt.Fprintf(&b, ", excluded %d, dropped %d", r.Excluded, r.DroppedTotal())
 	} else {
 		fmt.Fprintf(&b, "read %s: used %d (censored %d", howMany(r.Read, "row"), r.Used, r.Censored)
 		if r.Zeroed > 0 {
@@ -390,6 +439,13 @@ func (r *Report) String() string {
 	}
 	if r.BlankLines > 0 {
 		fmt.Fprintf(&b, "; skipped %s", howMany(r.BlankLines, "blank line"))
+	}
+	if c := r.Polls; c != nil {
+		fmt.Fprintf(&b, "; %s: %d settled, %d pending at their last poll (censored)", howMany(c.Items, "item"), c.Settled, c.Items-c.Settled)
+		if s := c.String(); s != "" {
+			b.WriteString("; ")
+			b.WriteString(s)
+		}
 	}
 	return b.String()
 }

@@ -38,10 +38,13 @@ type plan struct {
 	warnings []string // about the options, for every Report
 	dedupe   bool     // ReadOptions.Dedupe is set
 	hasSeg   bool     // ReadOptions.Segment is set
+	interval bool     // ReadOptions.SettledAfter is set: items get Sample.Lower
 	zeroNeg  bool     // ReadOptions.Negative is NegativeZero
 	cleaning bool     // dedupe or zeroNeg: plan.clean has work
 
 	created     bool  // the rows have timestamps: items get Sample.Created
+	polls       bool  // ReadOptions.PollID: rows are polls (polllog.go)
+	stamps      bool  // LastPending, FirstSettled: rows are intervals of timestamps (stamps.go)
 	epochNs     int64 // nanoseconds per epoch unit; 0 means text timestamps
 	pending     []string
 	exclude     []string
@@ -78,7 +81,7 @@ func newPlan(opt ReadOptions) (*plan, error) {
 		if opt.Column != "" || opt.Start != "" || opt.End != "" || opt.Status != "" {
 			return nil, fmt.Errorf("%w: binned input takes no duration, start, end or status column", ErrOption)
 		}
-	} else {
+	} else if !opt.observed() {
 		switch {
 		case opt.Column != "" && opt.Start != "" && opt.End != "":
 			return nil, fmt.Errorf("%w: a duration column goes with a start or an end column, not both: set --column with --start or --end, or --start and --end", ErrOption)
@@ -121,6 +124,11 @@ func newPlan(opt ReadOptions) (*plan, error) {
 	case opt.MaxRows > 0:
 		p.maxRows = opt.MaxRows
 	}
+	if opt.observed() {
+		if err := p.observedPlan(); err != nil {
+			return nil, err
+		}
+	}
 	p.memLimit = memAvailable()
 	if p.maxRows == 0 {
 		p.maxRows = int(p.memLimit / p.bytesPerRow())
@@ -131,10 +139,20 @@ func newPlan(opt ReadOptions) (*plan, error) {
 // bytesPerRow is the memory a row may take: BytesPerRow, and
 // CreatedBytesPerRow more with timestamps.
 func (p *plan) bytesPerRow() int64 {
-	if p.created {
-		return BytesPerRow + CreatedBytesPerRow
+	if p.polls && p.names[roleStart] != "" {
+		return PollBytesPerRow + CreatedBytesPerRow
 	}
-	return BytesPerRow
+	if p.polls {
+		return PollBytesPerRow
+	}
+	n := int64(BytesPerRow)
+	if p.created {
+		n += CreatedBytesPerRow
+	}
+	if p.interval {
+		n += LowerBytesPerRow
+	}
+	return n
 }
 
 // plainDuration reports whether a row's item is its duration value alone:

@@ -23,13 +23,14 @@ const (
 	reasonBin
 	reasonDuplicateID
 	reasonRange
+	reasonInterval
 	nReasons
 )
 
 var reasonNames = [nReasons]string{
 	"empty", "not a number", "not finite", "negative", "bad timestamp",
 	"end before start", "no observation time", "wrong field count", "invalid utf-8", "bad bin",
-	"duplicate id", "out of range",
+	"duplicate id", "out of range", "pending after settled",
 }
 
 // reasonOf maps an error to its drop reason; ok is false for errors that
@@ -58,6 +59,8 @@ func reasonOf(err error) (int, bool) {
 		return reasonBin, true
 	case errors.Is(err, ErrOutOfRange):
 		return reasonRange, true
+	case errors.Is(err, ErrBadInterval):
+		return reasonInterval, true
 	}
 	return 0, false
 }
@@ -95,6 +98,12 @@ func (p *plan) failed(b *batch, r role, err error) (role, error) {
 func (p *plan) item(b *batch, c *[nRoles]cell) (role, error) {
 	if p.opt.Binned {
 		return p.bin(b, c)
+	}
+	if p.polls {
+		return p.poll(b, c)
+	}
+	if p.stamps {
+		return p.stampsItem(b, c)
 	}
 	pending := false
 	if p.names[roleStatus] != "" {

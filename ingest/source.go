@@ -68,7 +68,7 @@ func Read(paths []string, opt ReadOptions) (*Sample, *Report, error) {
 	bar := newProgress(opt.Progress, total, "reading")
 	defer bar.done()
 
-	m := merger{memLimit: p.memLimit, created: p.created}
+	m := merger{memLimit: p.memLimit, created: p.created, interval: p.interval}
 	multi := len(ins) > 1
 	for i := 0; i < len(ins); {
 		if ins[i].parquet {

@@ -117,6 +117,9 @@ func (m *merger) warnEpoch(p *plan) {
 	which := "start"
 	if p.names[roleStart] == "" {
 		which = "end"
+		if p.polls {
+			which = "poll"
+		}
 	}
 	m.rep.warn("the first %s timestamp, %s read as epoch %s, is %s%s", which, strconv.FormatFloat(raw, 'f', -1, 64), Unit(p.epochNs), fmtYear(m.first), fix)
 }
@@ -129,7 +132,7 @@ func fmtYear(ns int64) string {
 // warnZoneless warns, once per timestamp column, that the timestamps
 // without a zone were read as UTC, with their count and the first.
 func (m *merger) warnZoneless(p *plan) {
-	for _, r := range []role{roleStart, roleEnd} {
+	for _, r := range []role{roleStart, roleEnd, roleLower, roleUpper} { // the last two: interval timestamps
 		if n := m.zoneless[r]; n > 0 {
 			m.rep.warn("column %s: %s without a time zone (the first %s) %s read as UTC; for local times, write the offset (as in 2026-11-01T08:00:00+01:00) or convert to UTC",
 				quote(p.names[r]), howMany(n, "timestamp"), quote(m.zonelessEx[r]), wereOf(n))

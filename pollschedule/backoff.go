@@ -15,6 +15,41 @@ const Stop time.Duration = -1
 // answer.
 var ErrHorizon = errors.New("pollschedule: no answer by the horizon of the schedule")
 
+// ErrUnanswered is what a check passed to BackOff.Poll returns when it
+// could not learn the item's status (its request failed): Poll goes on
+// polling as after false, but the check does not count as one that saw
+// the item pending (Observation.LastPending). Wrapped errors count too.
+var ErrUnanswered = errors.New("pollschedule: the check got no answer")
+
+// Observation is what BackOff.Poll's checks saw of one item, ages counted
+// from Poll's call (a Signal's restart does not reset them): the item
+// settled after LastPending and by FirstSettled, an interval-censored
+// settle time. Logged for each item, as
+//
+//	item_id,last_pending_s,first_settled_s
+//	pay_1,3.004,8.121
+//	pay_2,884.003,
+//
+// (first_settled_s empty while Settled is false), it is what pollfit reads
+// to fit the settle times the schedule in use saw (pollfit plan
+// --settled-after last_pending_s --column first_settled_s; docs/export.md):
+// the ages at which it found items settled are discovery times, not settle
+// times.
+type Observation struct {
+	// LastPending is the age at which the last check that found the item
+	// pending (returned false and no error) was called, 0 when none did:
+	// the item was still pending then. When no check found it settled, it
+	// was pending at LastPending and is right-censored there.
+	LastPending time.Duration
+	// FirstSettled is the age at which the check that found the item
+	// settled (returned true) returned: the item had settled by then. It
+	// is 0 when Settled is false.
+	FirstSettled time.Duration
+	// Settled reports whether a check found the item settled; Poll then
+	// returned nil.
+	Settled bool
+}
+
 // BackOff runs a Schedule. Ages count from the item's creation: the moment
 // Poll is called, or the moment a Reset takes effect. A wall-clock phase
 // polls at instants of the UTC clock that Now reads (see clock.go): the
@@ -52,6 +87,10 @@ type BackOff struct {
 	// receive (a push, the app in the foreground): Poll waits Start and
 	// follows the gaps from the first phase again.
 	Signal <-chan struct{}
+	// Observed, when not nil, is called once as Poll returns, with what
+	// its checks saw of the item (Observation): log it so that the next
+	// fit learns from the schedule in use.
+	Observed func(Observation)
 
 	state   state
 	started bool
@@ -149,7 +188,10 @@ func (b *BackOff) GapAfter(age time.Duration) time.Duration {
 // clock's (Now) and the sum of the waits made (After).
 //
 // The check has the type of k8s.io/apimachinery's
-// wait.ConditionWithContextFunc.
+// wait.ConditionWithContextFunc. A check that returns ErrUnanswered (a
+// failed request) keeps Poll polling without counting as having seen the
+// item pending; Observed, when set, receives the ages at which the checks
+// saw the item pending and settled (Observation).
 func (b *BackOff) Poll(ctx context.Context, check func(ctx context.Context) (done bool, err error)) error {
 	after, now := b.After, b.Now
 	if after == nil {
@@ -161,6 +203,12 @@ func (b *BackOff) Poll(ctx context.Context, check func(ctx context.Context) (don
 	t0, target, horizon := now(), b.Start(), b.Horizon()
 	b.start(t0)
 	var slept time.Duration // the waits made: a fake After alone also works
+	// The observation's ages count from the call, through restarts.
+	origin, sleptAll := t0, time.Duration(0)
+	var seen Observation
+	if b.Observed != nil {
+		defer func() { b.Observed(seen) }()
+	}
 	for {
 		elapsed := max(now().Sub(t0), slept)
 		if elapsed > horizon {
@@ -176,12 +224,22 @@ func (b *BackOff) Poll(ctx context.Context, check func(ctx context.Context) (don
 			continue
 		case <-after(wait):
 			slept += wait
+			sleptAll += wait
 		}
 		if err := ctx.Err(); err != nil {
 			return err // done while the timer fired: no check
 		}
-		if done, err := check(ctx); err != nil || done {
+		asked := max(now().Sub(origin), sleptAll)
+		done, err := check(ctx)
+		switch {
+		case errors.Is(err, ErrUnanswered):
+		case err != nil:
 			return err
+		case done:
+			seen.FirstSettled, seen.Settled = max(now().Sub(origin), sleptAll), true
+			return nil
+		default:
+			seen.LastPending = asked
 		}
 		g := b.NextBackOff()
 		if g < 0 {

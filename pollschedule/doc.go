@@ -25,6 +25,11 @@
 // the very times optimize.Schedule.Polls (PollsAt for a wall-clock phase)
 // gives and the generated Go code makes, poll for poll.
 //
+// BackOff.Poll reports to Observed, as it returns, the age of the last
+// check that saw the item pending and of the first that saw it settled
+// (Observation): logged per item, the interval the next fit reads, so that
+// pollfit learns from the schedule in use.
+//
 // BackOff satisfies the BackOff interface of github.com/cenkalti/backoff
 // (v4 and v5) without importing it. BackOff.Poll fits
 // k8s.io/apimachinery's wait.ConditionWithContextFunc; passing NextBackOff

@@ -114,3 +114,48 @@ func ExampleSchedule_PollsAt() {
 	// 00:15:01 11m44s
 	// 00:15:02.5 11m45.5s
 }
+
+// Observed reports, as Poll returns, the ages at which its checks saw the
+// item pending and settled: the interval its settle time lies in. Logged
+// per item, it is what the next `pollfit plan --settled-after
+// last_pending_s --column first_settled_s` fits; a check whose request
+// failed returns ErrUnanswered, which neither bounds it.
+func ExampleBackOff_Poll_observed() {
+	doc, err := pollschedule.Read(strings.NewReader(scheduleJSON))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	b := doc.BackOff("")
+	var now time.Duration // a fake clock: After advances it at once
+	b.Now = func() time.Time { return time.Unix(0, int64(now)) }
+	b.After = func(d time.Duration) <-chan time.Time {
+		now += d
+		c := make(chan time.Time, 1)
+		c <- time.Time{}
+		return c
+	}
+	b.Observed = func(o pollschedule.Observation) {
+		settled := ""
+		if o.Settled {
+			settled = fmt.Sprintf("%.3f", o.FirstSettled.Seconds())
+		}
+		fmt.Printf("pay_1,%.3f,%s\n", o.LastPending.Seconds(), settled)
+	}
+	n := 0
+	err = b.Poll(context.Background(), func(context.Context) (bool, error) {
+		n++
+		switch n {
+		case 3:
+			return false, pollschedule.ErrUnanswered // the request failed
+		case 5:
+			now += 2 * time.Millisecond // the request's own time
+			return true, nil
+		}
+		return false, nil
+	})
+	fmt.Println(err)
+	// Output:
+	// pay_1,0.030,0.042
+	// <nil>
+}

@@ -44,8 +44,14 @@ import (
 // Every method that copies or filters a sample keeps Created aligned with
 // Times.
 type Sample struct {
-	Times        []float64
-	Censored     []bool
+	Times    []float64
+	Censored []bool
+	// Lower holds interval-censored items' lower bounds, seconds: item i
+	// settled after Lower[i] and by Times[i] (Turnbull 1976). Nil when every
+	// time is exact; Lower[i] == Times[i] for an exact item in a sample that
+	// has intervals. A right-censored item (Censored[i]) is pending at
+	// Times[i] and its Lower[i] equals Times[i].
+	Lower        []float64
 	Weights      []float64
 	Segment      []int32
 	Segment8     []uint8

@@ -290,7 +290,7 @@ func (in Input) loadSource(stderr io.Writer) (*ingest.Sample, *source, error) {
 	}
 	switch {
 	case len(in.Paths) > 0:
-		if in.Read.Column == "" && in.Read.Start == "" && in.Read.End == "" && !in.Read.Binned {
+		if in.Read.Column == "" && in.Read.Start == "" && in.Read.End == "" && !in.Read.Binned && in.Read.PollID == "" && in.Read.PolledAt == "" && in.Read.LastPending == "" && in.Read.FirstSettled == "" {
 			with := "--input"
 			if in.Read.Stdin != nil {
 				with = "data on standard input"
